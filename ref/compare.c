@@ -1,0 +1,2 @@
+/* compare.c STUB */
+#include "csref/compare.h"

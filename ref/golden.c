@@ -1,0 +1,2 @@
+/* golden.c STUB */
+#include "csref/golden.h"

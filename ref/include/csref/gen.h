@@ -1,0 +1,41 @@
+/*
+ * gen.h - deterministic input generators (spec/numerics.md, "Inputs").
+ *
+ * An input is a pure function of (case key, nranks, rank, element index):
+ * any process can compute any rank's input without communication, which is
+ * what lets the expected output of a rank be computed locally.
+ *
+ * The index is the element's position in that rank's send buffer. For
+ * collectives that reduce, the inputs of all ranks at the same index are
+ * generated jointly (a per-index pattern chosen from the index alone, a
+ * per-rank value within it), so that in exact mode every partial result in
+ * every order is representable, and in random mode no partial overflows.
+ */
+#ifndef CSREF_GEN_H
+#define CSREF_GEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "csref/case.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bits of element `index` of `rank`'s send buffer. */
+uint64_t cs_gen_input(const cs_case_t *c, int rank, size_t index);
+
+/* Bits of `rank`'s PREMULSUM scalar (same dtype as the data). Defined for
+ * every case; only meaningful when c->op == CS_OP_PREMULSUM. */
+uint64_t cs_gen_scalar(const cs_case_t *c, int rank);
+
+/* Fill buf[0..n) with elements lo..lo+n-1 of rank's send buffer. */
+void cs_gen_fill(const cs_case_t *c, int rank, void *buf, size_t lo, size_t n);
+
+/* The 64-bit mixing function the generators use (splitmix64 finalizer). */
+uint64_t cs_mix64(uint64_t x);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CSREF_GEN_H */

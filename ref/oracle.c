@@ -1,0 +1,2 @@
+/* oracle.c STUB */
+#include "csref/oracle.h"
