@@ -1,2 +1,412 @@
-/* golden.c STUB */
+/*
+ * golden.c - golden value and error bound of one reduced element.
+ *
+ * Implements the formulas of spec/numerics.md, "Error bounds". The exact
+ * result S is formed in double-double with error-free transformations
+ * (TwoSum, TwoProduct via fma); the bound includes the oracle's own error
+ * and is inflated slightly so that its own evaluation in double cannot make
+ * it unsound.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include "csref/golden.h"
+#include "csref/arith.h"
+
+/* A double-double value hi + lo. */
+typedef struct dd {
+	double hi, lo;
+} dd_t;
+
+static void two_sum(double a, double b, double *s, double *e)
+{
+	double bb;
+
+	*s = a + b;
+	bb = *s - a;
+	*e = (a - (*s - bb)) + (b - bb);
+}
+
+/* Cascaded summation (Sum2): hi is the running float sum, lo collects the
+ * exact rounding errors; returned normalized. */
+static dd_t dd_sum(const double *t, int n)
+{
+	double hi = 0, lo = 0, e;
+	dd_t r;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		two_sum(hi, t[i], &hi, &e);
+		lo += e;
+	}
+	two_sum(hi, lo, &r.hi, &r.lo);
+	return r;
+}
+
+/* (a.hi + a.lo) * y in double-double. */
+static dd_t dd_mul_d(dd_t a, double y)
+{
+	double p = a.hi * y, e = fma(a.hi, y, -p) + a.lo * y;
+	dd_t r;
+
+	two_sum(p, e, &r.hi, &r.lo);
+	return r;
+}
+
+/* (a.hi + a.lo) / y in double-double, y > 0 an integer. */
+static dd_t dd_div_d(dd_t a, double y)
+{
+	double q1 = a.hi / y, rem = fma(-q1, y, a.hi) + a.lo;
+	dd_t r;
+
+	two_sum(q1, rem / y, &r.hi, &r.lo);
+	return r;
+}
+
+double cs_theta(int k, double u)
+{
+	if (k <= 0)
+		return 0;
+	return expm1((double)k * log1p(u)) * (1 + 0x1p-48);
+}
+
+double cs_unit_roundoff(cs_dtype_t d)
+{
+	return ldexp(1.0, -cs_dtype_prec(d));
+}
+
+double cs_underflow_unit(cs_dtype_t d)
+{
+	return ldexp(1.0, cs_dtype_emin(d) - cs_dtype_prec(d));
+}
+
+double cs_max_finite(cs_dtype_t d)
+{
+	return cs_to_f64(d, cs_fmt_maxbits(cs_fmt_of(d)));
+}
+
+/* Constants of one (dtype, P), cached per thread: computing theta and the
+ * format limits for every element would dominate the oracle's time. */
+struct kconst {
+	int valid, P;
+	cs_dtype_t d;
+	double u, eta, th, maxf, grow;
+};
+
+static const struct kconst *consts(cs_dtype_t d, int P)
+{
+	static _Thread_local struct kconst k;
+	double c;
+
+	if (k.valid && k.d == d && k.P == P)
+		return &k;
+	k.d = d;
+	k.P = P;
+	k.u = cs_unit_roundoff(d);
+	k.eta = cs_underflow_unit(d);
+	k.th = cs_theta(P - 1, k.u);
+	k.maxf = cs_max_finite(d);
+	c = (1 + k.u) * (1 + k.eta);
+	k.grow = (k.th + 1) * (cs_theta(P - 1, c - 1) + 1); /* (1+u)^(P-1) c^(P-1) */
+	k.valid = 1;
+	return &k;
+}
+
+/* Round S = hi + lo to dtype d, to nearest even, looking at lo only when hi
+ * sits exactly halfway between two values of d. */
+static uint64_t round_dd(cs_dtype_t d, dd_t s)
+{
+	uint64_t b = cs_from_f64(d, s.hi, 0), nb;
+	double r, r2;
+
+	if (d == CS_DTYPE_FLOAT64 || s.lo == 0 || !isfinite(s.hi))
+		return b;
+	r = cs_to_f64(d, b);
+	if (!isfinite(r) || r == s.hi)
+		return b;
+	/* the neighbour of r on hi's side */
+	nb = (fabs(s.hi) > fabs(r)) ? b + 1 : b - 1;
+	if (r == 0)
+		nb = (s.hi > 0) ? 1 : (cs_fmt_sign(cs_fmt_of(d)) | 1);
+	r2 = cs_to_f64(d, nb);
+	if (fabs(s.hi - r) == fabs(r2 - s.hi) && ((s.lo > 0) == (r2 > r)))
+		return nb;
+	return b;
+}
+
+static void set_exact_bits(cs_golden_t *g, uint64_t bits, uint32_t flags)
+{
+	g->bits = g->bits_alt = bits;
+	g->bound = 0;
+	g->flags |= CS_G_EXACT | flags;
+}
+
+/* ---- integers ------------------------------------------------------------ */
+
+static void golden_int(cs_dtype_t d, cs_op_t op, int P, const uint64_t *x,
+		       const uint64_t *alpha, cs_golden_t *g)
+{
+	cs_op_t step = cs_step_op(op);
+	uint64_t acc = 0;
+	int i;
+
+	for (i = 0; i < P; i++) {
+		uint64_t v = op == CS_OP_PREMULSUM ? cs_op_premul(d, x[i], alpha[i]) : x[i];
+		acc = i ? cs_step(d, step, acc, v) : v;
+	}
+	if (op == CS_OP_AVG)
+		acc = cs_op_postdiv(d, acc, P);
+	g->s_hi = (double)cs_int_value(d, acc);
+	set_exact_bits(g, acc, 0);
+}
+
+/* ---- float max / min ----------------------------------------------------- */
+
+static void golden_maxmin(cs_dtype_t d, cs_op_t op, int P, const uint64_t *x,
+			  cs_golden_t *g)
+{
+	uint64_t ign = x[0], prop = x[0];
+	bool zero_pos = false, zero_neg = false;
+	double best;
+	int i;
+
+	for (i = 1; i < P; i++) {
+		ign = cs_step_nan(d, op, ign, x[i], 0);
+		prop = cs_step_nan(d, op, prop, x[i], 1);
+	}
+	best = cs_to_f64(d, ign);
+	for (i = 0; i < P && best == 0; i++) {
+		double v = cs_to_f64(d, x[i]);
+		if (v == 0) {
+			zero_neg |= signbit(v) != 0;
+			zero_pos |= signbit(v) == 0;
+		}
+	}
+	g->s_hi = best;
+	set_exact_bits(g, ign, (zero_pos && zero_neg) ? CS_G_ANY_ZERO : 0);
+	g->bits_alt = prop;
+	if (cs_isnan_bits(d, ign) != cs_isnan_bits(d, prop))
+		g->flags |= CS_G_NANRULE;
+	else if (cs_isnan_bits(d, ign))
+		g->flags |= CS_G_NAN;
+}
+
+/* ---- non-finite inputs --------------------------------------------------- */
+
+/*
+ * Terms t[0..n) are the values summed (inputs, or alpha*x products formed in
+ * double). If any is a NaN, or +Inf meets -Inf, the result is NaN; else an
+ * infinity wins. Returns true when the golden value was settled here.
+ */
+static bool golden_sum_special(cs_dtype_t d, const double *t, int n,
+			       cs_golden_t *g)
+{
+	cs_fmt_t f = cs_fmt_of(d);
+	bool nan = false, pinf = false, ninf = false;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		nan |= isnan(t[i]);
+		pinf |= t[i] == INFINITY;
+		ninf |= t[i] == -INFINITY;
+	}
+	if (nan || (pinf && ninf)) {
+		g->s_hi = NAN;
+		set_exact_bits(g, cs_fmt_nanbits(f), CS_G_NAN);
+		return true;
+	}
+	if (pinf || ninf) {
+		g->s_hi = pinf ? INFINITY : -INFINITY;
+		set_exact_bits(g, cs_from_f64(d, g->s_hi, 0), 0);
+		return true;
+	}
+	return false;
+}
+
+/* ---- float sum, avg, premulsum ------------------------------------------- */
+
+/* Exact sum of the terms divided by div (1 for SUM and PREMULSUM, P for
+ * AVG), with a power-of-two rescale near the top of the double range so that
+ * no partial of the cascade, nor the quotient, overflows on the way. */
+static dd_t exact_sum(double *t, int n, double A, double div)
+{
+	double scale = A >= 0x1p1020 ? 0.25 : 1.0;
+	dd_t s;
+	int i;
+
+	if (scale != 1.0)
+		for (i = 0; i < n; i++)
+			t[i] *= scale;
+	s = dd_sum(t, n);
+	if (div != 1.0)
+		s = dd_div_d(s, div);
+	if (scale != 1.0) {
+		s.hi /= scale;
+		s.lo /= scale;
+	}
+	return s;
+}
+
+/* Fill the golden float of a sum-like op given S, A, B and flags. */
+static void finish_float(cs_dtype_t d, int P, dd_t S, double B, double Eor,
+			 double partial_max, cs_golden_t *g)
+{
+	const struct kconst *k = consts(d, P);
+	double fuzz = 1 + (P + 8) * 0x1p-50;
+
+	g->s_hi = S.hi;
+	g->s_lo = S.lo;
+	g->bound = (B + Eor) * fuzz + 0x1p-1074;
+	g->bits = g->bits_alt = round_dd(d, S);
+	if (partial_max * (1 + k->u) > k->maxf ||
+	    !isfinite(partial_max))
+		g->flags |= CS_G_OVF;
+}
+
+/*
+ * Sum-like ops. For SUM the terms are x; for PREMULSUM alpha*x (each split
+ * exactly into a product and its error); for AVG x, with S divided by P.
+ */
+static void golden_sumlike(cs_dtype_t d, cs_op_t op, int P, const uint64_t *x,
+			   const uint64_t *alpha, double *t, cs_golden_t *g)
+{
+	const struct kconst *k = consts(d, P);
+	double u = k->u, eta = k->eta, th = k->th, A = 0, B, Eor, pmax;
+	int n = 0, i;
+	dd_t S;
+
+	for (i = 0; i < P; i++) {
+		double v = cs_to_f64(d, x[i]);
+		if (op == CS_OP_PREMULSUM) {
+			double a = cs_to_f64(d, alpha[i]), p = a * v;
+			t[n++] = p;
+			if (isfinite(p))
+				t[n++] = fma(a, v, -p);
+			else if (isnan(p))
+				t[n - 1] = NAN; /* 0 * Inf */
+		} else {
+			t[n++] = v;
+		}
+	}
+	if (golden_sum_special(d, t, n, g))
+		return;
+	for (i = 0; i < n; i++)
+		A += fabs(t[i]);
+	S = exact_sum(t, n, A, op == CS_OP_AVG ? (double)P : 1.0);
+	Eor = 2.0 * n * n * 0x1p-106 * A + n * 0x1p-1073;
+	if (op == CS_OP_SUM) {
+		B = th * A + u * fabs(S.hi);
+		pmax = A * (1 + th);
+	} else if (op == CS_OP_PREMULSUM) {
+		B = ((1 + u) * (1 + th) - 1) * A + P * eta * (1 + th) + u * fabs(S.hi);
+		pmax = A * (1 + u) * (1 + th);
+	} else { /* AVG */
+		double up = u + 0x1p-53;
+		Eor = Eor / P + 4 * 0x1p-104 * fabs(S.hi);
+		B = ((1 + up) * (1 + u) * (1 + th) - 1) * (A / P) +
+		    P * eta * (1 + th) + eta + u * fabs(S.hi);
+		pmax = A * (1 + th); /* the sum-then-divide path */
+	}
+	finish_float(d, P, S, B, Eor, pmax, g);
+	if (S.hi == 0)
+		g->flags |= CS_G_ANY_ZERO;
+}
+
+/* ---- float prod ---------------------------------------------------------- */
+
+static bool golden_prod_special(cs_dtype_t d, int P, const uint64_t *x,
+				cs_golden_t *g)
+{
+	bool nan = false, inf = false, zero = false, neg = false;
+	int i;
+
+	for (i = 0; i < P; i++) {
+		double v = cs_to_f64(d, x[i]);
+		nan |= isnan(v);
+		inf |= isinf(v);
+		zero |= v == 0;
+		neg ^= signbit(v) != 0;
+	}
+	if (nan || (inf && zero)) {
+		g->s_hi = NAN;
+		set_exact_bits(g, cs_fmt_nanbits(cs_fmt_of(d)), CS_G_NAN);
+		return true;
+	}
+	if (inf) {
+		g->s_hi = neg ? -INFINITY : INFINITY;
+		set_exact_bits(g, cs_from_f64(d, g->s_hi, 0), 0);
+		return true;
+	}
+	return false;
+}
+
+static bool golden_prod_neg(cs_dtype_t d, int P, const uint64_t *x)
+{
+	bool neg = false;
+	int i;
+
+	for (i = 0; i < P; i++)
+		neg ^= signbit(cs_to_f64(d, x[i])) != 0;
+	return neg;
+}
+
+static void golden_prod(cs_dtype_t d, int P, const uint64_t *x, cs_golden_t *g)
+{
+	const struct kconst *k = consts(d, P);
+	double th = k->th, M = 1, B, Eor;
+	dd_t S = {1, 0};
+	int i;
+
+	if (golden_prod_special(d, P, x, g))
+		return;
+	for (i = 0; i < P; i++) {
+		double v = cs_to_f64(d, x[i]);
+		S = dd_mul_d(S, v);
+		M *= fmax(1.0, fabs(v));
+	}
+	if (S.hi == 0) /* the sign of a zero product is the product of signs */
+		S.hi = golden_prod_neg(d, P, x) ? -0.0 : 0.0;
+	B = th * fabs(S.hi) + (P - 1) * k->eta * M * k->grow;
+	Eor = 8.0 * P * 0x1p-104 * fabs(S.hi) + 2.0 * P * 0x1p-1074 * M;
+	finish_float(d, P, S, B, Eor, M * k->grow, g);
+}
+
+void cs_golden_reduce(cs_dtype_t d, cs_op_t op, int P, const uint64_t *x,
+		      const uint64_t *alpha, int exact, cs_golden_t *g)
+{
+	double stack_terms[128];
+	double *t = stack_terms;
+
+	g->s_hi = g->s_lo = 0;
+	g->flags = 0;
+	g->bound = 0;
+	if (!cs_is_float(d)) {
+		golden_int(d, op, P, x, alpha, g);
+		return;
+	}
+	if (op == CS_OP_MAX || op == CS_OP_MIN) {
+		golden_maxmin(d, op, P, x, g);
+		return;
+	}
+	if (op == CS_OP_PROD) {
+		golden_prod(d, P, x, g);
+	} else {
+		if (2 * P > 128 && !(t = malloc(sizeof(double) * 2 * (size_t)P)))
+			abort(); /* out of memory in the oracle: nothing sane to do */
+		golden_sumlike(d, op, P, x, alpha, t, g);
+		if (t != stack_terms)
+			free(t);
+	}
+	if (exact && !(g->flags & CS_G_NAN) &&
+	    !(op == CS_OP_AVG && (P & (P - 1)) != 0))
+		g->flags |= CS_G_EXACT;
+}
+
+void cs_golden_moved(cs_dtype_t d, uint64_t bits, cs_golden_t *g)
+{
+	g->bits = g->bits_alt = bits;
+	g->s_hi = cs_is_float(d) ? cs_to_f64(d, bits) : (double)cs_int_value(d, bits);
+	g->s_lo = 0;
+	g->bound = 0;
+	g->flags = CS_G_EXACT | CS_G_MOVED;
+}
