@@ -9,11 +9,13 @@
  * only at S.1111.111).
  *
  * Every conversion from double rounds once, to nearest, ties to even
- * (spec/numerics.md, "Conversions"). Every step op computes the exact
- * result in double (exact for add and multiply of two values of any
- * format narrower than float64, or correctly rounded for float64) and
- * rounds it once to the element type, so one step is one IEEE operation in
- * that type.
+ * (spec/numerics.md, "Conversions"). Every step op computes the result
+ * in double and rounds it to the element type. For the formats narrower
+ * than float64 that is one correctly rounded IEEE operation in the type:
+ * products of two such values are exact in double (2p <= 53), and sums,
+ * which need not be exact in double (2^127 + 2^-149), are rounded twice
+ * harmlessly because 53 >= 2p + 2 for every p <= 24. float64 steps are
+ * native double operations.
  */
 #ifndef CSREF_ARITH_H
 #define CSREF_ARITH_H
