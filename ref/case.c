@@ -25,8 +25,10 @@ static cs_status_t max_elems(const cs_case_t *c, size_t *out)
 		for (d = 0; d < P; d++) {
 			size_t send = c->a2av_counts[r * P + d];
 			size_t recv = c->a2av_counts[d * P + r];
-			if (send > (size_t)-1 - s - c->a2av_gap ||
-			    recv > (size_t)-1 - v - c->a2av_gap)
+			if (send > (size_t)-1 - s ||
+			    c->a2av_gap > (size_t)-1 - s - send ||
+			    recv > (size_t)-1 - v ||
+			    c->a2av_gap > (size_t)-1 - v - recv)
 				return CS_ERR_OVERFLOW;
 			s += send + c->a2av_gap;
 			v += recv + c->a2av_gap;

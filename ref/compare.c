@@ -38,7 +38,7 @@ static int same(cs_dtype_t d, uint64_t want, uint64_t got, uint32_t flags)
 		return 0;
 	w = cs_to_f64(d, want);
 	g = cs_to_f64(d, got);
-	if (isnan(w))
+	if (isnan(w) || (isnan(g) && (flags & CS_G_NAN_OK)))
 		return isnan(g);
 	return (flags & CS_G_ANY_ZERO) && w == 0 && g == 0;
 }

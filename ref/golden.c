@@ -216,8 +216,14 @@ static bool golden_sum_special(cs_dtype_t d, const double *t, int n,
 		return true;
 	}
 	if (pinf || ninf) {
+		const struct kconst *k = consts(d, n);
+		double Af = 0;
+		for (i = 0; i < n; i++)
+			Af += isfinite(t[i]) ? fabs(t[i]) : 0;
 		g->s_hi = pinf ? INFINITY : -INFINITY;
-		set_exact_bits(g, cs_from_f64(d, g->s_hi, 0), 0);
+		/* finite partials that can reach the other infinity: NaN too */
+		set_exact_bits(g, cs_from_f64(d, g->s_hi, 0),
+			       Af * (1 + k->th) * (1 + k->u) > k->maxf ? CS_G_NAN_OK : 0);
 		return true;
 	}
 	return false;
@@ -305,6 +311,8 @@ static void golden_sumlike(cs_dtype_t d, cs_op_t op, int P, const uint64_t *x,
 		Eor = Eor / P + 4 * 0x1p-104 * fabs(S.hi);
 		B = ((1 + up) * (1 + u) * (1 + th) - 1) * (A / P) +
 		    P * eta * (1 + th) + eta + u * fabs(S.hi);
+		if (1.0 / P < ldexp(1.0, cs_dtype_emin(d))) /* c is subnormal */
+			B += eta * (1 + u) * (1 + th) * A;
 		pmax = A * (1 + th); /* the sum-then-divide path */
 	}
 	finish_float(d, P, S, B, Eor, pmax, g);
@@ -313,6 +321,22 @@ static void golden_sumlike(cs_dtype_t d, cs_op_t op, int P, const uint64_t *x,
 }
 
 /* ---- float prod ---------------------------------------------------------- */
+
+/* Whether some subset product of the finite inputs may round to zero: the
+ * smallest one (all magnitudes below 1) under half the least subnormal. */
+static bool golden_prod_tiny(cs_dtype_t d, int P, const uint64_t *x)
+{
+	const struct kconst *k = consts(d, P);
+	double m = 1;
+	int i;
+
+	for (i = 0; i < P; i++) {
+		double v = fabs(cs_to_f64(d, x[i]));
+		if (isfinite(v) && v < 1)
+			m *= v;
+	}
+	return m <= fmax(k->eta, 0x1p-1074) * (1 + k->th) * (1 + k->th);
+}
 
 static bool golden_prod_special(cs_dtype_t d, int P, const uint64_t *x,
 				cs_golden_t *g)
@@ -334,7 +358,9 @@ static bool golden_prod_special(cs_dtype_t d, int P, const uint64_t *x,
 	}
 	if (inf) {
 		g->s_hi = neg ? -INFINITY : INFINITY;
-		set_exact_bits(g, cs_from_f64(d, g->s_hi, 0), 0);
+		/* finite partials that can round to zero first: 0 * Inf = NaN */
+		set_exact_bits(g, cs_from_f64(d, g->s_hi, 0),
+			       golden_prod_tiny(d, P, x) ? CS_G_NAN_OK : 0);
 		return true;
 	}
 	return false;
@@ -397,7 +423,9 @@ void cs_golden_reduce(cs_dtype_t d, cs_op_t op, int P, const uint64_t *x,
 		if (t != stack_terms)
 			free(t);
 	}
-	if (exact && !(g->flags & CS_G_NAN) &&
+	/* exact-mode inputs, or a single rank (one rounding at most, which a
+	 * conforming implementation performs to nearest): only the golden bits */
+	if ((exact || P == 1) && !(g->flags & CS_G_NAN) &&
 	    !(op == CS_OP_AVG && (P & (P - 1)) != 0))
 		g->flags |= CS_G_EXACT;
 }

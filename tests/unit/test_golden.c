@@ -22,7 +22,7 @@
 #include "csref/arith.h"
 #include "csref/reduce.h"
 
-#define MAXP 64
+#define MAXP 128
 
 static const cs_dtype_t float_types[] = {
 	CS_DTYPE_FLOAT16, CS_DTYPE_BFLOAT16, CS_DTYPE_FLOAT32,
@@ -152,7 +152,7 @@ static void check_sound(cs_dtype_t d, cs_op_t op, int P, int trials)
 
 static void test_bound_sound(void **state)
 {
-	static const int Ps[] = {1, 2, 3, 5, 8, 16, 64};
+	static const int Ps[] = {1, 2, 3, 5, 8, 16, 64, 100};
 	static const cs_op_t ops[] = {CS_OP_SUM, CS_OP_PROD, CS_OP_AVG,
 				      CS_OP_PREMULSUM};
 	size_t di, oi, pi;
@@ -343,6 +343,55 @@ static void test_exact_flag(void **state)
 	assert_false(g.flags & CS_G_EXACT);
 }
 
+/* Infinities meeting finite partials that may overflow or vanish. */
+static void test_order_dependent_specials(void **state)
+{
+	cs_dtype_t h = CS_DTYPE_FLOAT16;
+	uint64_t pinf = 0x7c00, ninf = 0xfc00, nmax = 0xfbff, nan = 0x7e00;
+	uint64_t x[3], a[3] = {0, 0, 0};
+	cs_golden_t g;
+
+	(void)state;
+	/* +Inf - max - max: adding the two -max first gives -Inf, then NaN */
+	x[0] = pinf;
+	x[1] = x[2] = nmax;
+	cs_golden_reduce(h, CS_OP_SUM, 3, x, a, 0, &g);
+	assert_int_equal(cs_compare_elem(h, &g, pinf, NULL), CS_CMP_EXACT);
+	assert_int_equal(cs_compare_elem(h, &g, nan, NULL), CS_CMP_EXACT);
+	assert_int_equal(cs_compare_elem(h, &g, ninf, NULL), CS_CMP_WRONG);
+	/* +Inf + 1 + 2: no order gives NaN */
+	x[1] = cs_from_f64(h, 1, 0);
+	x[2] = cs_from_f64(h, 2, 0);
+	cs_golden_reduce(h, CS_OP_SUM, 3, x, a, 0, &g);
+	assert_int_equal(cs_compare_elem(h, &g, nan, NULL), CS_CMP_WRONG);
+	/* Inf * 2^-14 * 2^-14: the finite pair underflows to 0 first, then
+	 * 0 * Inf is NaN */
+	x[1] = x[2] = cs_from_f64(h, 0x1p-14, 0);
+	cs_golden_reduce(h, CS_OP_PROD, 3, x, a, 0, &g);
+	assert_int_equal(cs_compare_elem(h, &g, pinf, NULL), CS_CMP_EXACT);
+	assert_int_equal(cs_compare_elem(h, &g, nan, NULL), CS_CMP_EXACT);
+	/* Inf * 0.5 * 0.5: no order vanishes */
+	x[1] = x[2] = cs_from_f64(h, 0.5, 0);
+	cs_golden_reduce(h, CS_OP_PROD, 3, x, a, 0, &g);
+	assert_int_equal(cs_compare_elem(h, &g, nan, NULL), CS_CMP_WRONG);
+}
+
+/* One rank: at most one rounding, so only the correctly rounded bits. */
+static void test_single_rank_exact(void **state)
+{
+	cs_dtype_t f = CS_DTYPE_FLOAT32;
+	uint64_t x = cs_from_f64(f, 1.0, 0), a = cs_from_f64(f, 1.0 / 3, 0);
+	cs_golden_t g;
+
+	(void)state;
+	cs_golden_reduce(f, CS_OP_SUM, 1, &x, &a, 0, &g);
+	assert_true(g.flags & CS_G_EXACT);
+	assert_int_equal(cs_compare_elem(f, &g, x, NULL), CS_CMP_EXACT);
+	assert_int_equal(cs_compare_elem(f, &g, x - 1, NULL), CS_CMP_WRONG);
+	cs_golden_reduce(f, CS_OP_PREMULSUM, 1, &x, &a, 0, &g);
+	assert_int_equal(g.bits, a);
+}
+
 static void test_ulp(void **state)
 {
 	(void)state;
@@ -389,6 +438,8 @@ int main(void)
 		cmocka_unit_test(test_golden_values),
 		cmocka_unit_test(test_exact_flag),
 		cmocka_unit_test(test_ulp),
+		cmocka_unit_test(test_order_dependent_specials),
+		cmocka_unit_test(test_single_rank_exact),
 		cmocka_unit_test(test_bound_tight),
 		cmocka_unit_test(test_perturbed_is_wrong),
 		cmocka_unit_test(test_compare_range),

@@ -249,6 +249,17 @@ static void test_case_validate(void **state)
 	c.coll = CS_COLL_ALLTOALLV;
 	c.count = 1;
 	assert_int_equal(cs_case_validate(&c), CS_ERR_UNDEFINED);
+	{
+		/* a gap that wraps size_t is an overflow, not a small buffer */
+		size_t M[4] = {1, 2, 3, 4};
+		c.nranks = 2;
+		c.a2av_counts = M;
+		c.a2av_gap = (size_t)-1 - 2;
+		assert_int_equal(cs_case_validate(&c), CS_ERR_OVERFLOW);
+		c.a2av_gap = 5;
+		assert_int_equal(cs_case_validate(&c), CS_OK);
+		c.a2av_counts = NULL;
+	}
 	c.nranks = 0;
 	assert_int_equal(cs_case_validate(&c), CS_ERR_INVALID);
 }

@@ -27,6 +27,11 @@
 #define CS_G_UNTOUCHED 0x20u  /* the element must keep its prior contents
                                  (alltoallv gaps); bits holds them */
 #define CS_G_MOVED 0x40u      /* data movement: bits exactly, NaN payload too */
+#define CS_G_NAN_OK 0x80u     /* an infinite result that some order turns
+                                 into NaN (a finite partial overflowing to
+                                 the other infinity, or underflowing to 0
+                                 before it meets the infinity): NaN conforms
+                                 too */
 
 typedef struct cs_golden {
   uint64_t bits;     /* expected encoding: exact result, RNE(S), or the
