@@ -397,6 +397,19 @@ static void golden_prod(cs_dtype_t d, int P, const uint64_t *x, cs_golden_t *g)
 	finish_float(d, P, S, B, Eor, M * k->grow, g);
 }
 
+/* Float AVG is exact only when 1/P is a power of two that the dtype can
+ * scale an exact-mode sum by without underflow: log2 P <= emax-emin+p-1. */
+static bool avg_can_be_exact(cs_dtype_t d, int P)
+{
+	int lg = 0;
+
+	if (P & (P - 1))
+		return false;
+	while ((1 << lg) < P)
+		lg++;
+	return lg <= cs_dtype_emax(d) - cs_dtype_emin(d) + cs_dtype_prec(d) - 1;
+}
+
 void cs_golden_reduce(cs_dtype_t d, cs_op_t op, int P, const uint64_t *x,
 		      const uint64_t *alpha, int exact, cs_golden_t *g)
 {
@@ -426,7 +439,7 @@ void cs_golden_reduce(cs_dtype_t d, cs_op_t op, int P, const uint64_t *x,
 	/* exact-mode inputs, or a single rank (one rounding at most, which a
 	 * conforming implementation performs to nearest): only the golden bits */
 	if ((exact || P == 1) && !(g->flags & CS_G_NAN) &&
-	    !(op == CS_OP_AVG && (P & (P - 1)) != 0))
+	    !(op == CS_OP_AVG && !avg_can_be_exact(d, P)))
 		g->flags |= CS_G_EXACT;
 }
 
