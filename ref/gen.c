@@ -117,6 +117,7 @@
  * cs_gen_input runs at about 20-40 million values per second on one core.
  */
 #include <stdint.h>
+#include <string.h>
 #include "csref/gen.h"
 #include "csref/arith.h"
 #include "csref/catalog.h"
@@ -669,9 +670,9 @@ static uint64_t gen_special(const struct gen *g, uint64_t h, int rank,
 
 /* ---- entry points ---------------------------------------------------------- */
 
-static uint64_t gen_one(const struct gen *g, int rank, size_t index)
+static uint64_t gen_one_h(const struct gen *g, uint64_t h, int rank,
+			  size_t index)
 {
-	uint64_t h = cs_mix64(g->base ^ (uint64_t)index);
 	uint64_t v = cs_mix64(h + ((uint64_t)rank + 1) * RANKG);
 
 	switch (g->mode) {
@@ -682,6 +683,33 @@ static uint64_t gen_one(const struct gen *g, int rank, size_t index)
 	default:
 		return gen_random(g, h, rank, v);
 	}
+}
+
+static uint64_t gen_one(const struct gen *g, int rank, size_t index)
+{
+	return gen_one_h(g, cs_mix64(g->base ^ (uint64_t)index), rank, index);
+}
+
+/* The parameters of the case last seen by this thread: deriving them costs
+ * more than generating a value, and callers ask for many values of one
+ * case in a row. Keyed by every field gen_init reads. */
+static const struct gen *gen_cached(const cs_case_t *c)
+{
+	static _Thread_local struct {
+		int valid;
+		cs_case_t key;
+		struct gen g;
+	} cache;
+
+	if (!cache.valid || cache.key.seed != c->seed ||
+	    cache.key.coll != c->coll || cache.key.dtype != c->dtype ||
+	    cache.key.op != c->op || cache.key.mode != c->mode ||
+	    cache.key.nranks != c->nranks) {
+		cache.key = *c;
+		gen_init(&cache.g, c);
+		cache.valid = 1;
+	}
+	return &cache.g;
 }
 
 /* The fields the generator reads are in range (c->op may be anything:
@@ -700,12 +728,29 @@ static int gen_ok(const cs_case_t *c, int rank)
  */
 uint64_t cs_gen_input(const cs_case_t *c, int rank, size_t index)
 {
-	struct gen g;
-
 	if (!gen_ok(c, rank))
 		return 0;
-	gen_init(&g, c);
-	return gen_one(&g, rank, index);
+	return gen_one(gen_cached(c), rank, index);
+}
+
+void cs_gen_column(const cs_case_t *c, size_t index, uint64_t *x,
+		   uint64_t *alpha)
+{
+	const struct gen *g;
+	uint64_t h;
+	int q;
+
+	if (!gen_ok(c, 0)) {
+		memset(x, 0, sizeof *x * (size_t)(c && c->nranks > 0 ? c->nranks : 0));
+		return;
+	}
+	g = gen_cached(c);
+	h = cs_mix64(g->base ^ (uint64_t)index);
+	for (q = 0; q < c->nranks; q++) {
+		x[q] = gen_one_h(g, h, q, index);
+		if (alpha)
+			alpha[q] = scalar_of(g, q);
+	}
 }
 
 /* Bits of rank's PREMULSUM scalar, consistent with cs_gen_input; 0 where

@@ -21,13 +21,8 @@ static void expect_reduced(const struct octx *o, size_t i, uint64_t *xs,
 			   uint64_t *alpha, cs_golden_t *g)
 {
 	const cs_case_t *c = o->c;
-	int q;
 
-	for (q = 0; q < c->nranks; q++) {
-		xs[q] = cs_gen_input(c, q, i);
-		if (c->op == CS_OP_PREMULSUM)
-			alpha[q] = cs_gen_scalar(c, q);
-	}
+	cs_gen_column(c, i, xs, c->op == CS_OP_PREMULSUM ? alpha : NULL);
 	cs_golden_reduce(c->dtype, c->op, c->nranks, xs, alpha,
 			 c->mode == CS_MODE_EXACT, g);
 }

@@ -936,10 +936,35 @@ static void test_random_ints_wrap(void **state)
 	}
 }
 
+/* cs_gen_column equals rank-by-rank calls, also when cases alternate (the
+ * per-thread parameter cache must follow the case it is given). */
+static void test_column_matches(void **state)
+{
+	cs_case_t a = {CS_COLL_ALLREDUCE, CS_DTYPE_FLOAT16, CS_OP_PREMULSUM,
+		       CS_MODE_RANDOM, 6, 0, 100, 3, NULL, 0};
+	cs_case_t b = a;
+	uint64_t x[6], al[6];
+	size_t i;
+	int q;
+
+	(void)state;
+	b.mode = CS_MODE_EXACT;
+	b.nranks = 5;
+	for (i = 0; i < 200; i++) {
+		const cs_case_t *c = (i & 1) ? &a : &b;
+		cs_gen_column(c, i, x, al);
+		for (q = 0; q < c->nranks; q++) {
+			assert_int_equal(x[q], cs_gen_input(c, q, i));
+			assert_int_equal(al[q], cs_gen_scalar(c, q));
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_column_matches),
 		cmocka_unit_test(test_streams_differ),
 		cmocka_unit_test(test_exact_all_orders),
 		cmocka_unit_test(test_exact_large_p),

@@ -29,6 +29,12 @@ uint64_t cs_gen_input(const cs_case_t *c, int rank, size_t index);
  * every case; only meaningful when c->op == CS_OP_PREMULSUM. */
 uint64_t cs_gen_scalar(const cs_case_t *c, int rank);
 
+/* Inputs of every rank at one index: x[q] = cs_gen_input(c, q, index) and,
+ * when alpha is not NULL, alpha[q] = cs_gen_scalar(c, q), for q < P. The
+ * oracle's fast path for reducing collectives. */
+void cs_gen_column(const cs_case_t *c, size_t index, uint64_t *x,
+		   uint64_t *alpha);
+
 /* Fill buf[0..n) with elements lo..lo+n-1 of rank's send buffer. */
 void cs_gen_fill(const cs_case_t *c, int rank, void *buf, size_t lo, size_t n);
 
