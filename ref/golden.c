@@ -376,25 +376,58 @@ static bool golden_prod_neg(cs_dtype_t d, int P, const uint64_t *x)
 	return neg;
 }
 
+/* A product kept as a double-double mantissa times 2^e, renormalized after
+ * every factor so that no intermediate overflows or underflows. */
+struct scaled {
+	dd_t m;
+	long e;
+};
+
+static void scaled_mul(struct scaled *a, double v)
+{
+	int ev, em;
+
+	a->m = dd_mul_d(a->m, frexp(v, &ev));
+	a->m.hi = frexp(a->m.hi, &em);
+	a->m.lo = ldexp(a->m.lo, -em);
+	a->e += (long)ev + em;
+}
+
+/* value * 2^shift, clamped so ldexp's int argument cannot wrap. */
+static double scaled_value(dd_t m, long e, double *lo)
+{
+	int ec = e > 4000 ? 4000 : e < -4000 ? -4000 : (int)e;
+
+	*lo = ldexp(m.lo, ec);
+	return ldexp(m.hi, ec);
+}
+
 static void golden_prod(cs_dtype_t d, int P, const uint64_t *x, cs_golden_t *g)
 {
 	const struct kconst *k = consts(d, P);
-	double th = k->th, M = 1, B, Eor;
-	dd_t S = {1, 0};
+	struct scaled S = {{1, 0}, 0}, M = {{1, 0}, 0};
+	double ulow, mval, unused, B, Eor;
+	dd_t s;
 	int i;
 
 	if (golden_prod_special(d, P, x, g))
 		return;
 	for (i = 0; i < P; i++) {
 		double v = cs_to_f64(d, x[i]);
-		S = dd_mul_d(S, v);
-		M *= fmax(1.0, fabs(v));
+		scaled_mul(&S, v);
+		scaled_mul(&M, fmax(1.0, fabs(v)));
 	}
-	if (S.hi == 0) /* the sign of a zero product is the product of signs */
-		S.hi = golden_prod_neg(d, P, x) ? -0.0 : 0.0;
-	B = th * fabs(S.hi) + (P - 1) * k->eta * M * k->grow;
-	Eor = 8.0 * P * 0x1p-104 * fabs(S.hi) + 2.0 * P * 0x1p-1074 * M;
-	finish_float(d, P, S, B, Eor, M * k->grow, g);
+	s.hi = scaled_value(S.m, S.e, &s.lo);
+	if (s.hi == 0) /* the sign of a zero product is the product of signs */
+		s.hi = golden_prod_neg(d, P, x) ? -0.0 : 0.0;
+	/* (P-1) eta M (1+u)^(P-1) c^(P-1), formed with eta's exponent applied
+	 * last so that it neither underflows (float64) nor overflows early */
+	ulow = scaled_value((dd_t){M.m.hi * (P - 1) * k->grow, 0},
+			    M.e + cs_dtype_emin(d) - cs_dtype_prec(d), &unused);
+	mval = scaled_value(M.m, M.e, &unused);
+	B = k->th * fabs(s.hi) + ulow;
+	Eor = 8.0 * P * 0x1p-104 * fabs(s.hi) + 0x1p-1073;
+	finish_float(d, P, s, B, Eor, mval * k->grow, g);
 }
 
 /* Float AVG is exact only when 1/P is a power of two that the dtype can

@@ -370,6 +370,21 @@ static void test_order_dependent_specials(void **state)
 	cs_golden_reduce(h, CS_OP_PROD, 3, x, a, 0, &g);
 	assert_int_equal(cs_compare_elem(h, &g, pinf, NULL), CS_CMP_EXACT);
 	assert_int_equal(cs_compare_elem(h, &g, nan, NULL), CS_CMP_EXACT);
+	/* float64 2^1000 * 2^1000 * 2^-1000: S = 2^1000 is finite, but one
+	 * order overflows first; the golden must stay finite and exact */
+	{
+		cs_dtype_t f = CS_DTYPE_FLOAT64;
+		uint64_t y[3] = {cs_from_f64(f, 0x1p1000, 0), cs_from_f64(f, 0x1p1000, 0),
+				 cs_from_f64(f, 0x1p-1000, 0)};
+		cs_golden_reduce(f, CS_OP_PROD, 3, y, a, 0, &g);
+		assert_true(g.s_hi == 0x1p1000);
+		assert_true(g.flags & CS_G_OVF);
+		assert_int_equal(cs_compare_elem(f, &g, y[0], NULL), CS_CMP_EXACT);
+		assert_int_not_equal(cs_compare_elem(f, &g, cs_from_f64(f, INFINITY, 0), NULL),
+				     CS_CMP_WRONG);
+		assert_int_equal(cs_compare_elem(f, &g, cs_from_f64(f, 0x1p999, 0), NULL),
+				 CS_CMP_WRONG);
+	}
 	/* Inf * 0.5 * 0.5: no order vanishes */
 	x[1] = x[2] = cs_from_f64(h, 0.5, 0);
 	cs_golden_reduce(h, CS_OP_PROD, 3, x, a, 0, &g);
