@@ -471,6 +471,10 @@ void cs_golden_reduce(cs_dtype_t d, cs_op_t op, int P, const uint64_t *x,
 	}
 	/* exact-mode inputs, or a single rank (one rounding at most, which a
 	 * conforming implementation performs to nearest): only the golden bits */
+	/* one rank: the golden bits are the one rounding itself (the double-
+	 * double S of a float64 product can miss bits below 2^-1074) */
+	if (P == 1 && op == CS_OP_PREMULSUM && !(g->flags & CS_G_NAN))
+		g->bits = g->bits_alt = cs_op_premul(d, x[0], alpha[0]);
 	if ((exact || P == 1) && !(g->flags & CS_G_NAN) &&
 	    !(op == CS_OP_AVG && !avg_can_be_exact(d, P)))
 		g->flags |= CS_G_EXACT;
