@@ -271,9 +271,16 @@ CS_HD uint64_t cs_step_nan(cs_dtype_t d, cs_op_t op, uint64_t a, uint64_t b,
     }
   }
   cs_fmt_t f = cs_fmt_of(d);
-  double x = cs_to_f64(d, a), y = cs_to_f64(d, b);
+  double x = cs_to_f64(d, a), y = cs_to_f64(d, b), r;
   switch (op) {
-  case CS_OP_PROD: return cs_from_f64(d, x * y, 0);
+  case CS_OP_PROD:
+    r = x * y;
+    /* a NaN result is the canonical quiet NaN: which operand's payload
+     * the hardware keeps depends on operand order, so host and device
+     * would otherwise differ in NaN bits */
+    if (isnan(r))
+      return cs_fmt_nanbits(f);
+    return cs_from_f64(d, r, 0);
   case CS_OP_MAX:
   case CS_OP_MIN:
     if (isnan(x) || isnan(y)) {
@@ -285,10 +292,12 @@ CS_HD uint64_t cs_step_nan(cs_dtype_t d, cs_op_t op, uint64_t a, uint64_t b,
       return x >= y ? a : b;
     return x <= y ? a : b;
   default:
-    (void)f;
+    r = x + y;
+    if (isnan(r))
+      return cs_fmt_nanbits(f);
     if (d == CS_DTYPE_FLOAT64)
-      return cs_f64_to_bits(x + y);
-    return cs_from_f64(d, x + y, 0);
+      return cs_f64_to_bits(r);
+    return cs_from_f64(d, r, 0);
   }
 }
 

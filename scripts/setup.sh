@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# setup.sh - make this checkout ready to run: install the Debian packages
+# CollSpec needs (only those missing), put nvcc on PATH if it is installed
+# but not found, then configure and build into ./build.
+#
+# Idempotent: a second run installs nothing and rebuilds only what changed.
+# Run it (bash scripts/setup.sh) or source it from a script: sourced, it
+# also leaves PATH, the Open MPI root settings, `set -euo pipefail` and the
+# repository root as working directory in the caller, which is how
+# scripts/run.sh and scripts/test.sh use it. A failure exits with a message
+# naming the step that failed.
+#
+# Environment:
+#   CS_CUDA        AUTO (default: build the CUDA parts when nvcc works),
+#                  ON (required) or OFF
+#   CS_BUILD_TYPE  CMake build type (default RelWithDebInfo)
+#   CS_SKIP_APT=1  never call apt-get (report missing packages instead)
+
+set -euo pipefail
+
+cs_die() {
+	echo "setup.sh: error: $*" >&2
+	exit 1
+}
+
+cs_note() {
+	echo "setup.sh: $*"
+}
+
+# Debian packages the build and the tests need.
+cs_packages() {
+	echo cmake gcc make pkg-config openmpi-bin libopenmpi-dev \
+		libcmocka-dev check
+	# nvcc compiles host code with g++: needed only for the CUDA parts.
+	if [ "${CS_CUDA:-AUTO}" != OFF ] && command -v nvcc >/dev/null; then
+		echo g++
+	fi
+}
+
+cs_install_packages() {
+	local missing=() p sudo=()
+
+	for p in $(cs_packages); do
+		dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	if [ "${CS_SKIP_APT:-0}" = 1 ]; then
+		cs_die "missing Debian packages: ${missing[*]} (CS_SKIP_APT=1," \
+			"so not installing them)"
+	fi
+	command -v apt-get >/dev/null ||
+		cs_die "missing packages ${missing[*]} and no apt-get to" \
+			"install them (CollSpec's set-up targets Debian 12)"
+	if [ "$(id -u)" -ne 0 ]; then
+		command -v sudo >/dev/null ||
+			cs_die "missing packages ${missing[*]}; run as root" \
+				"or install sudo"
+		sudo=(sudo)
+	fi
+	cs_note "installing ${missing[*]}"
+	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q ||
+		cs_die "apt-get update failed"
+	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends "${missing[@]}" ||
+		cs_die "apt-get install ${missing[*]} failed"
+}
+
+# nvcc lives in /usr/local/cuda/bin, which is often not on PATH.
+cs_find_nvcc() {
+	if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+		export PATH="/usr/local/cuda/bin:$PATH"
+		cs_note "added /usr/local/cuda/bin to PATH for nvcc"
+	fi
+}
+
+# mpiexec refuses to run as root unless told it may (CI runs as root).
+cs_mpi_root_env() {
+	if [ "$(id -u)" -eq 0 ]; then
+		export OMPI_ALLOW_RUN_AS_ROOT=1
+		export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	fi
+}
+
+cs_configure_and_build() {
+	local cuda="${CS_CUDA:-AUTO}" type="${CS_BUILD_TYPE:-RelWithDebInfo}"
+
+	case "$cuda" in
+	AUTO | ON | OFF) ;;
+	*) cs_die "CS_CUDA must be AUTO, ON or OFF, not '$cuda'" ;;
+	esac
+	cs_note "configuring build/ ($type, CS_CUDA=$cuda)"
+	cmake -S . -B build -DCMAKE_BUILD_TYPE="$type" -DCS_CUDA="$cuda" ||
+		cs_die "configuring failed (cmake -S . -B build" \
+			"-DCMAKE_BUILD_TYPE=$type -DCS_CUDA=$cuda); see above." \
+			"A build/ made elsewhere can be removed: rm -rf build"
+	cs_note "building with $(nproc) jobs"
+	cmake --build build -j "$(nproc)" ||
+		cs_die "the build failed (cmake --build build); see above"
+}
+
+cs_setup_main() {
+	cd "$(dirname "${BASH_SOURCE[0]}")/.." ||
+		cs_die "cannot enter the repository root"
+	cs_find_nvcc
+	cs_install_packages
+	cs_mpi_root_env
+	cs_configure_and_build
+}
+
+# Run or sourced alike; sourced, the caller is left in the repository root.
+cs_setup_main
