@@ -72,13 +72,17 @@ static cs_cmp_class_t classify_float(const cs_golden_t *g, double r,
 }
 
 /* Which overflow behaviour a conforming element shows, if any. */
-static int overflow_obs(const cs_golden_t *g, double r, double maxf)
+static int overflow_obs(cs_dtype_t d, const cs_golden_t *g, double r,
+			double maxf)
 {
 	if (!(g->flags & CS_G_OVF))
 		return -1;
 	if (!isfinite(r))
 		return CS_OBS_OVF_NONFINITE;
-	if (fabs(r) == maxf && !(fabs(g->s_hi) <= maxf))
+	/* saturation: the largest finite value where rounding S to nearest
+	 * would overflow (S beyond max finite by less than half an ulp rounds
+	 * to max finite, which is not saturation) */
+	if (fabs(r) == maxf && !isfinite(cs_to_f64(d, g->bits)))
 		return CS_OBS_OVF_SATURATE;
 	return -1;
 }
@@ -106,7 +110,7 @@ cs_cmp_class_t cs_compare_elem(cs_dtype_t d, const cs_golden_t *g,
 		o.cls = classify_float(g, r, maxf, &o);
 	}
 	if (fl && o.cls != CS_CMP_WRONG && o.obs < 0)
-		o.obs = overflow_obs(g, r, maxf);
+		o.obs = overflow_obs(d, g, r, maxf);
 	if (out)
 		*out = o;
 	return o.cls;

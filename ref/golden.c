@@ -236,7 +236,13 @@ static bool golden_sum_special(cs_dtype_t d, const double *t, int n,
  * no partial of the cascade, nor the quotient, overflows on the way. */
 static dd_t exact_sum(double *t, int n, double A, double div)
 {
-	double scale = A >= 0x1p1020 ? 0.25 : 1.0;
+	int lg = 0;
+	double scale;
+
+	while ((1 << lg) < n && lg < 30)
+		lg++;
+	/* room for n terms: every partial stays below 2^1022 after scaling */
+	scale = A >= 0x1p1020 ? ldexp(1.0, -(lg + 2)) : 1.0;
 	dd_t s;
 	int i;
 

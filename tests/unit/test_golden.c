@@ -385,6 +385,18 @@ static void test_order_dependent_specials(void **state)
 		assert_int_equal(cs_compare_elem(f, &g, cs_from_f64(f, 0x1p999, 0), NULL),
 				 CS_CMP_WRONG);
 	}
+	/* float64 avg of six DBL_MAX: the sum leaves the double range, the
+	 * average does not */
+	{
+		cs_dtype_t f = CS_DTYPE_FLOAT64;
+		uint64_t y[6], z[6] = {0};
+		int q;
+		for (q = 0; q < 6; q++)
+			y[q] = cs_from_f64(f, 0x1.fffffffffffffp1023, 0);
+		cs_golden_reduce(f, CS_OP_AVG, 6, y, z, 0, &g);
+		assert_true(g.s_hi == 0x1.fffffffffffffp1023);
+		assert_int_equal(cs_compare_elem(f, &g, y[0], NULL), CS_CMP_EXACT);
+	}
 	/* Inf * 0.5 * 0.5: no order vanishes */
 	x[1] = x[2] = cs_from_f64(h, 0.5, 0);
 	cs_golden_reduce(h, CS_OP_PROD, 3, x, a, 0, &g);

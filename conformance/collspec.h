@@ -1,0 +1,190 @@
+/*
+ * collspec.h - internal interfaces between the parts of the collspec
+ * binary that are not in harness.h: backends and their loader, buffers
+ * and checks, reporters, and the subcommands.
+ */
+#ifndef CS_COLLSPEC_H
+#define CS_COLLSPEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "harness.h"
+#include "collspec/backend.h"
+#include "csref/compare.h"
+
+/* ---- names.c: extras of harness.h's names ------------------------------- */
+
+const char *cs_commvar_desc(cs_commvar_t v);
+const char *cs_a2av_desc(cs_a2av_pattern_t p);
+cs_status_t cs_verdict_parse(const char *s, cs_verdict_t *out);
+
+/*
+ * One command line that re-runs exactly case hc at world size `world` on
+ * backend `backend` ("ref", "plugin:PATH") from suite `suite`: single-valued
+ * filters for every field that names the case. Returns what snprintf does.
+ */
+int cs_repro_format(const cs_hcase_t *hc, int world, const char *backend,
+		    const char *backend_opt, const char *suite, char *buf,
+		    size_t n);
+
+/* ---- backend.c: the backend table and plugin loader --------------------- */
+
+/* The built-in backends, instances of the plugin ABI's struct. */
+const cs_backend_t *cs_backend_ref(void);
+const cs_backend_t *cs_backend_mpi(void);
+
+/*
+ * Resolve a --backend value: "ref", "mpi" or "plugin:PATH" (dlopen'ed and
+ * checked: symbol present, ABI version and struct size equal to this
+ * harness's). On failure returns CS_ERR_INVALID / CS_ERR_UNSUPPORTED with a
+ * message that names the problem (and both versions on a mismatch).
+ */
+cs_status_t cs_backend_load(const char *spec, const cs_backend_t **out);
+
+/* Check a backend struct against this harness's ABI (origin names it in
+ * messages). */
+cs_status_t cs_backend_validate(const cs_backend_t *b, const char *origin);
+
+/* The names `--backend` accepts, for --help and `list`. */
+void cs_backend_print_list(FILE *out);
+
+/* Bootstrap over an MPI communicator (the harness's channel). The returned
+ * object holds its own duplicate of comm; free with cs_boot_free. */
+typedef struct cs_mpiboot cs_mpiboot_t;
+cs_status_t cs_boot_create(const void *mpi_comm, cs_mpiboot_t **out);
+const cs_bootstrap_t *cs_boot_get(const cs_mpiboot_t *b);
+void cs_boot_free(cs_mpiboot_t *b);
+
+/* ---- check.c: buffers and the checks a rank makes on its own --------- */
+
+/* Bytes of guard pattern before and after every buffer. */
+#define CS_GUARD_BYTES 64
+
+/* One buffer with guard bytes on both sides. */
+typedef struct cs_gbuf {
+	unsigned char *alloc; /* what malloc returned */
+	unsigned char *data;  /* element 0 (after the guard and misalignment) */
+	size_t elems;         /* elements between the guards */
+	size_t pre;           /* bytes from alloc to data */
+} cs_gbuf_t;
+
+/* One rank's execution of one case on one communicator. */
+typedef struct cs_exec {
+	cs_case_t c;           /* nranks = communicator size, root inside it */
+	int rank;              /* rank in the communicator */
+	int inplace, misalign;
+	int nbuf;              /* 1 in place (buf[0] only), else 2 */
+	cs_gbuf_t buf[2];      /* [0] send buffer, [1] receive buffer */
+	size_t so, ro;         /* send offset in buf[0], receive offset in the
+				  receive buffer (buf[nbuf-1]), elements */
+	size_t send_n, recv_n; /* significant elements */
+	int send_free;         /* in place: the send range outside the receive
+				  range may be overwritten (reducescatter) */
+	size_t *a2av;          /* P*P matrix, then 4*P layout entries */
+	size_t *sc, *sd, *rc, *rd;
+	unsigned char scalar[8]; /* PREMULSUM scalar, dtype bits */
+} cs_exec_t;
+
+/* A rank's own verdict for one case, gathered to rank 0 and merged. */
+typedef struct cs_local {
+	int verdict;           /* cs_verdict_t */
+	int prio;              /* order of the check that set it (lower first) */
+	int rank;              /* world rank */
+	int comm_rank;         /* rank in the communicator */
+	char check[32];
+	char reason[256];
+	char detail[1536];
+	uint64_t obs[CS_NUM_OBS];
+	uint64_t elems, bytes;
+	double seconds;
+} cs_local_t;
+
+void cs_local_init(cs_local_t *l, int world_rank, int comm_rank);
+
+/* Record a verdict from check `check` when it is worse than (or as bad as
+ * but from an earlier check than) the one held. detail may be NULL. */
+void cs_local_set(cs_local_t *l, cs_verdict_t v, const char *check,
+		  const char *reason, const char *detail);
+
+/* Order in which checks' verdicts are preferred (for a known name). */
+int cs_check_prio(const char *check);
+
+/*
+ * Lay out and allocate rank `rank`'s buffers for case hc run on a
+ * communicator of P ranks: the root is taken modulo P and the alltoallv
+ * matrix is built for P. Returns CS_ERR_NOMEM or CS_ERR_OVERFLOW with a
+ * message; e is then freed.
+ */
+cs_status_t cs_exec_setup(cs_exec_t *e, const cs_hcase_t *hc, int P, int rank);
+void cs_exec_free(cs_exec_t *e);
+
+/* Fill guards, canaries and this rank's input; fresh each call. */
+void cs_exec_fill(cs_exec_t *e);
+
+/* The pointers handed to the backend. */
+void *cs_exec_sendp(const cs_exec_t *e);
+void *cs_exec_recvp(const cs_exec_t *e);
+
+/* The checks a rank makes alone after the call: guards, send buffer,
+ * untouched regions, and the value of every received element. */
+void cs_exec_check(const cs_exec_t *e, cs_local_t *l);
+
+/* 64-bit hash of the receive range (identity and determinism). */
+uint64_t cs_exec_hash(const cs_exec_t *e);
+
+/* Hash of n bytes. */
+uint64_t cs_hash_bytes(const void *p, size_t n, uint64_t h);
+
+/* Call the backend's collective for e. Returns its status; a collective the
+ * backend does not implement returns -1 (the caller skips first). */
+int cs_exec_call(const cs_exec_t *e, const cs_backend_t *b, cs_bcomm_t comm);
+
+/* Render bits of dtype d for a message ("1.5 (0x3e00)", "-7"). */
+void cs_format_value(cs_dtype_t d, uint64_t bits, char *buf, size_t n);
+
+/* ---- report.c ------------------------------------------------------------ */
+
+typedef struct cs_report_opts {
+	const char *json;      /* JSON Lines path or NULL */
+	const char *junit;     /* JUnit XML path or NULL */
+	const char *backend;   /* for the header */
+	const char *suite;
+	int quiet, verbose, fail_on_warn;
+	int progress;          /* 1: draw a progress line (stdout is a tty) */
+	FILE *out;             /* the human report (stdout) */
+} cs_report_opts_t;
+
+typedef struct cs_report cs_report_t;
+
+/* Open the report files (truncating them). Fails with CS_ERR_IO naming an
+ * unwritable path before anything is written. */
+cs_status_t cs_report_open(const cs_report_opts_t *o, cs_report_t **out);
+void cs_report_set_total(cs_report_t *r, size_t total);
+/* A case is about to run (progress line). */
+void cs_report_start(cs_report_t *r, const cs_hcase_t *hc);
+/* One final result: table row, JSON line, JUnit testcase, tallies. */
+void cs_report_add(cs_report_t *r, const cs_result_t *res);
+/* Print summary, profile and totals, close the files and free r. Returns
+ * the exit code: 0, or 1 on failures (warnings with fail_on_warn), or when
+ * every case was skipped. */
+int cs_report_close(cs_report_t *r);
+/* The run stopped with an environment error: close the files with an error
+ * entry so that no partial report claims success, free r. */
+void cs_report_abort(cs_report_t *r, const char *why);
+
+/* ---- run.c and the subcommands ------------------------------------------ */
+
+/* Parse "1-8", "2,4,8", "4" into sizes[0..*n) (at most max). */
+cs_status_t cs_parse_ranks(const char *spec, int *sizes, int max, int *n);
+/* Parse a count: decimal, optional k/K, m/M, g/G suffix (powers of 1024). */
+cs_status_t cs_parse_count(const char *s, size_t *out);
+
+/* The subcommands: argv[0] is the subcommand's name; each returns the
+ * process exit status (0 ok, 1 failures, 2 usage or environment error). */
+int cs_cmd_run(int argc, char **argv);
+int cs_cmd_list(int argc, char **argv);
+int cs_cmd_selfcheck(int argc, char **argv);
+int cs_cmd_explain(int argc, char **argv);
+
+#endif /* CS_COLLSPEC_H */

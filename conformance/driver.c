@@ -1,0 +1,684 @@
+/*
+ * driver.c - `collspec run --ranks A-B`: launch one mpiexec per world size
+ * and supervise it (protocol in driver.h).
+ *
+ * Each launch runs in a session of its own (setsid), with stdin from
+ * /dev/null. Open MPI puts every rank in a process group of its own, so the
+ * process group of mpiexec does not hold the ranks; the session does. To
+ * end a launch the driver sends SIGTERM to mpiexec (which tears its ranks
+ * down), waits up to KILL_GRACE seconds, then sends SIGKILL to every
+ * process of the session and to any process that was reparented to the
+ * driver (it makes itself a child subreaper for the duration of the run),
+ * and reaps what it can. This runs on every way out of a launch: normal
+ * exit, crash, hang, and SIGINT/SIGTERM/SIGHUP to the driver.
+ *
+ * Interpretation of a launch's end (nothing pending = every "start" line
+ * has its final line):
+ *   a case pending             -> FAIL "crash" for it, resume after it;
+ *   no final line in time      -> FAIL "hang" for it, kill, resume after it;
+ *   status 0 or 1, none pending -> the worker finished its list (1 is the
+ *                                 CLI's "failures found");
+ *   other status, none pending -> if cases ran, resume after the last one;
+ *                                 if none, a launch failure: the second one
+ *                                 at the same --first is an environment
+ *                                 error (CS_ERR_UNSUPPORTED).
+ * The results file is a temporary file on this machine, so rank 0 of the
+ * worker must run here (mpiexec's default placement).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "driver.h"
+
+#define POLL_S 0.05       /* how often the results file is read */
+#define KILL_GRACE 2.0    /* SIGTERM to SIGKILL */
+#define IDLE_GRACE 60.0   /* extra silence allowed when no case is pending */
+#define MAX_PRE 256       /* children the caller had before the run */
+
+static volatile sig_atomic_t g_signal;   /* signal received, 0 if none */
+static volatile sig_atomic_t g_launcher; /* pid of the running mpiexec */
+
+static void on_signal(int sig)
+{
+	g_signal = sig;
+	if (g_launcher > 0)
+		kill((pid_t)g_launcher, SIGTERM);
+}
+
+/* How a launch ended. */
+enum end_kind {
+	END_OK,      /* exited, nothing pending */
+	END_CRASH,   /* exited with a case pending */
+	END_HANG,    /* a case went past the timeout */
+	END_SILENT,  /* no line for too long, nothing pending */
+	END_SIGNAL   /* the driver was interrupted */
+};
+
+struct driver {
+	const cs_driver_opts_t *o;
+	cs_result_sink_t sink;
+	void *ctx;
+	char mpiexec[PATH_MAX];
+	char results[PATH_MAX];
+	int fd;
+	pid_t pre[MAX_PRE]; /* the caller's own children: never touched */
+	int npre;
+	struct sigaction old[3];
+	int old_reaper;
+};
+
+/* One launch's state, as read from the results file. */
+struct launch {
+	pid_t pid;
+	int status, reaped;
+	size_t first, started, finals, next; /* next: index after the last */
+	cs_result_t pending;
+	int has_pending;
+	double t_pending, t_last;
+	char *buf;               /* bytes read, not yet a complete line */
+	size_t len, cap;
+	off_t off;
+};
+
+static const int caught[3] = {SIGINT, SIGTERM, SIGHUP};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+
+	nanosleep(&ts, NULL); /* a signal cuts it short: fine */
+}
+
+/* ---- finding the launcher ----------------------------------------------- */
+
+static int executable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       access(path, X_OK) == 0;
+}
+
+/* name as given if it has a '/', else the first match on PATH. */
+static cs_status_t find_launcher(const char *name, char *out, size_t n)
+{
+	const char *path = getenv("PATH"), *p;
+
+	if (strchr(name, '/')) {
+		if (executable(name) && (size_t)snprintf(out, n, "%s", name) < n)
+			return CS_OK;
+		return cs_error(CS_ERR_UNSUPPORTED, "mpiexec not found: '%s' "
+				"is not an executable file", name);
+	}
+	for (p = path; p && *p;) {
+		size_t len = strcspn(p, ":");
+		int w = snprintf(out, n, "%.*s/%s", (int)len, len ? p : ".", name);
+
+		if (w > 0 && (size_t)w < n && executable(out))
+			return CS_OK;
+		p += len + (p[len] == ':');
+	}
+	return cs_error(CS_ERR_UNSUPPORTED, "mpiexec not found: no '%s' on "
+			"PATH (%s); install MPI or pass the launcher's path",
+			name, path ? path : "unset");
+}
+
+/* ---- processes ---------------------------------------------------------- */
+
+/* ppid, session and state of pid from /proc; 0 on success. */
+static int proc_ids(pid_t pid, pid_t *ppid, pid_t *sid, char *state)
+{
+	char path[64], buf[512], *p;
+	int fd, ppid_i, pgrp, sid_i;
+	ssize_t k;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	k = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (k <= 0)
+		return -1;
+	buf[k] = '\0';
+	p = strrchr(buf, ')'); /* the command name may hold spaces */
+	if (!p || sscanf(p + 1, " %c %d %d %d", state, &ppid_i, &pgrp,
+			 &sid_i) != 4)
+		return -1;
+	*ppid = ppid_i;
+	*sid = sid_i;
+	return 0;
+}
+
+static int is_pre(const struct driver *d, pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < d->npre; i++)
+		if (d->pre[i] == pid)
+			return 1;
+	return 0;
+}
+
+/*
+ * SIGKILL every process of session sid and every child of ours that the
+ * caller did not have before the run (orphans reparented to us); reap our
+ * children among them. Returns how many processes were signalled.
+ */
+static int kill_session(const struct driver *d, pid_t sid)
+{
+	DIR *dir = opendir("/proc");
+	struct dirent *e;
+	pid_t self = getpid();
+	int n = 0;
+
+	if (!dir)
+		return 0;
+	while ((e = readdir(dir))) {
+		pid_t pid = (pid_t)atoi(e->d_name), ppid, psid;
+		char state;
+
+		if (pid <= 0 || pid == self ||
+		    proc_ids(pid, &ppid, &psid, &state))
+			continue;
+		if (psid != sid && (ppid != self || is_pre(d, pid)))
+			continue;
+		/* a zombie is dead already; its parent, or we, reap it */
+		if (state != 'Z' && kill(pid, SIGKILL) == 0)
+			n++;
+		if (ppid == self && pid != sid) /* the launcher: wait_launcher */
+			waitpid(pid, NULL, 0);
+	}
+	closedir(dir);
+	return n;
+}
+
+/* The caller's children before the run, so that they are left alone. */
+static void note_children(struct driver *d)
+{
+	DIR *dir = opendir("/proc");
+	struct dirent *e;
+	pid_t self = getpid();
+
+	d->npre = 0;
+	while (dir && (e = readdir(dir)) && d->npre < MAX_PRE) {
+		pid_t pid = (pid_t)atoi(e->d_name), ppid, sid;
+		char state;
+
+		if (pid > 0 && !proc_ids(pid, &ppid, &sid, &state) &&
+		    ppid == self)
+			d->pre[d->npre++] = pid;
+	}
+	if (dir)
+		closedir(dir);
+}
+
+/* Wait up to `secs` for the launcher to exit; 1 if it has. */
+static int wait_launcher(struct launch *l, double secs)
+{
+	double end = now_s() + secs;
+
+	while (!l->reaped) {
+		pid_t w = waitpid(l->pid, &l->status, WNOHANG);
+
+		if (w == l->pid || (w < 0 && errno == ECHILD)) {
+			l->reaped = 1;
+			break;
+		}
+		if (now_s() >= end)
+			break;
+		sleep_s(0.02);
+	}
+	return l->reaped;
+}
+
+/*
+ * End the launch and everything it started: SIGTERM to mpiexec, a grace
+ * period, then SIGKILL to the whole session until nothing is left.
+ */
+static void end_launch(const struct driver *d, struct launch *l)
+{
+	int round;
+
+	if (!l->reaped) {
+		kill(l->pid, SIGTERM);
+		wait_launcher(l, KILL_GRACE);
+	}
+	for (round = 0; round < 50; round++) {
+		int n = kill_session(d, l->pid);
+
+		if (!l->reaped) {
+			kill(l->pid, SIGKILL);
+			wait_launcher(l, 1.0);
+		}
+		if (!n && l->reaped)
+			break;
+		sleep_s(0.02);
+	}
+	g_launcher = 0;
+}
+
+/* ---- launching ---------------------------------------------------------- */
+
+/* argv of one launch; strings point into o, d and the number buffers. */
+static char **launch_argv(const struct driver *d, int P, size_t first,
+			  char *np, char *kfirst)
+{
+	const cs_driver_opts_t *o = d->o;
+	char **argv = calloc((size_t)o->nworker_args + 16, sizeof *argv);
+	int a = 0, i;
+
+	if (!argv)
+		return NULL;
+	snprintf(np, 16, "%d", P);
+	snprintf(kfirst, 32, "%zu", first);
+	argv[a++] = (char *)d->mpiexec;
+	argv[a++] = "-n";
+	argv[a++] = np;
+	argv[a++] = "--oversubscribe";
+	if (geteuid() == 0)
+		argv[a++] = "--allow-run-as-root";
+	argv[a++] = (char *)o->self;
+	argv[a++] = "run";
+	argv[a++] = "--results";
+	argv[a++] = (char *)d->results;
+	argv[a++] = "--first";
+	argv[a++] = kfirst;
+	for (i = 0; i < o->nworker_args; i++)
+		argv[a++] = o->worker_args[i];
+	argv[a] = NULL;
+	return argv;
+}
+
+static void echo_argv(char **argv)
+{
+	int i;
+
+	fprintf(stderr, "collspec: launching");
+	for (i = 0; argv[i]; i++)
+		fprintf(stderr, " %s", argv[i]);
+	fputc('\n', stderr);
+}
+
+/* In the child: a session of its own, stdin from /dev/null, then exec. */
+static void exec_child(char **argv)
+{
+	sigset_t none;
+	int fd, i;
+
+	setsid();
+	fd = open("/dev/null", O_RDONLY);
+	if (fd >= 0 && fd != STDIN_FILENO) {
+		dup2(fd, STDIN_FILENO);
+		close(fd);
+	}
+	for (i = 0; i < 3; i++)
+		signal(caught[i], SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execv(argv[0], argv); /* the environment goes through unchanged */
+	fprintf(stderr, "collspec: cannot run %s: %s\n", argv[0],
+		strerror(errno));
+	_exit(127);
+}
+
+static cs_status_t start_launch(struct driver *d, int P, struct launch *l)
+{
+	char np[16], kfirst[32], **argv;
+
+	if (ftruncate(d->fd, 0) != 0)
+		return cs_error(CS_ERR_IO, "cannot reset results file %s: %s",
+				d->results, strerror(errno));
+	argv = launch_argv(d, P, l->first, np, kfirst);
+	if (!argv)
+		return cs_error(CS_ERR_NOMEM, "driver: out of memory");
+	if (d->o->verbose)
+		echo_argv(argv);
+	fflush(NULL);
+	l->pid = fork();
+	if (l->pid == 0)
+		exec_child(argv);
+	free(argv);
+	if (l->pid < 0)
+		return cs_error(CS_ERR_IO, "cannot fork to launch %s: %s",
+				d->mpiexec, strerror(errno));
+	g_launcher = (sig_atomic_t)l->pid;
+	l->t_last = now_s();
+	return CS_OK;
+}
+
+/* ---- reading results ---------------------------------------------------- */
+
+static void take_line(struct driver *d, struct launch *l, const char *line)
+{
+	cs_result_t r;
+
+	if (!*line)
+		return;
+	if (cs_result_from_json(line, &r) != CS_OK) {
+		fprintf(stderr, "collspec: ignoring a malformed result line "
+			"from the worker (%s)\n", cs_last_error());
+		return;
+	}
+	l->t_last = now_s();
+	if (strcmp(r.check, "start") == 0) {
+		l->pending = r;
+		l->has_pending = 1;
+		l->t_pending = l->t_last;
+		l->started++;
+		return;
+	}
+	l->has_pending = 0;
+	l->finals++;
+	l->next = r.hc.index + 1;
+	d->sink(&r, d->ctx);
+}
+
+/* Read what the worker appended since last time; hand on complete lines. */
+static cs_status_t read_results(struct driver *d, struct launch *l)
+{
+	for (;;) {
+		size_t start = 0, i;
+		ssize_t k;
+
+		if (l->cap - l->len < 4096) {
+			char *b = realloc(l->buf, l->cap * 2 + 8192);
+			if (!b)
+				return cs_error(CS_ERR_NOMEM, "driver: out of memory");
+			l->buf = b;
+			l->cap = l->cap * 2 + 8192;
+		}
+		k = pread(d->fd, l->buf + l->len, l->cap - l->len - 1, l->off);
+		if (k <= 0)
+			return CS_OK;
+		l->off += k;
+		l->len += (size_t)k;
+		for (i = 0; i < l->len; i++) {
+			if (l->buf[i] != '\n')
+				continue;
+			l->buf[i] = '\0';
+			take_line(d, l, l->buf + start);
+			start = i + 1;
+		}
+		memmove(l->buf, l->buf + start, l->len - start);
+		l->len -= start;
+	}
+}
+
+/* ---- supervising -------------------------------------------------------- */
+
+/* Follow the launch until it exits, hangs, goes silent or we are signalled. */
+static cs_status_t watch_launch(struct driver *d, struct launch *l,
+				enum end_kind *end)
+{
+	double timeout = d->o->case_timeout;
+	cs_status_t st;
+
+	for (;;) {
+		double t;
+
+		st = read_results(d, l);
+		if (st != CS_OK || g_signal) {
+			*end = END_SIGNAL;
+			return st;
+		}
+		if (wait_launcher(l, 0)) {
+			st = read_results(d, l); /* what it wrote last */
+			*end = l->has_pending ? END_CRASH : END_OK;
+			return st;
+		}
+		t = now_s();
+		if (l->has_pending && t - l->t_pending > timeout) {
+			*end = END_HANG;
+			return CS_OK;
+		}
+		if (!l->has_pending && t - l->t_last > timeout + IDLE_GRACE) {
+			*end = END_SILENT;
+			return CS_OK;
+		}
+		sleep_s(POLL_S);
+	}
+}
+
+/* One line on how the launcher ended. */
+static void describe_end(const struct launch *l, enum end_kind end,
+			 double timeout, char *buf, size_t n)
+{
+	int s = l->status, code = WIFEXITED(s) ? WEXITSTATUS(s) : -1;
+
+	if (end == END_SILENT)
+		snprintf(buf, n, "no output for %.3g s", timeout + IDLE_GRACE);
+	else if (WIFSIGNALED(s))
+		snprintf(buf, n, "mpiexec was killed by signal %d (%s)",
+			 WTERMSIG(s), strsignal(WTERMSIG(s)));
+	else if (code > 128 && code < 128 + 65)
+		snprintf(buf, n, "mpiexec exited with status %d: a rank died "
+			 "of signal %d (%s)", code, code - 128,
+			 strsignal(code - 128));
+	else
+		snprintf(buf, n, "mpiexec exited with status %d", code);
+}
+
+/* FAIL "crash" or "hang" for the case the launch was running. */
+static void emit_failure(struct driver *d, const struct launch *l, int P,
+			 enum end_kind end)
+{
+	cs_result_t r = l->pending;
+	char how[160];
+
+	r.verdict = CS_V_FAIL;
+	r.detail[0] = '\0';
+	r.seconds = now_s() - l->t_pending;
+	if (end == END_HANG) {
+		snprintf(r.check, sizeof r.check, "hang");
+		snprintf(r.reason, sizeof r.reason, "no result within the "
+			 "per-case timeout of %.3g s at %d ranks; the worker's "
+			 "processes were killed", d->o->case_timeout, P);
+	} else {
+		describe_end(l, end, d->o->case_timeout, how, sizeof how);
+		snprintf(r.check, sizeof r.check, "crash");
+		if (snprintf(r.reason, sizeof r.reason, "the worker died during "
+			     "this case at %d ranks: %s", P, how) < 0)
+			r.reason[0] = '\0';
+	}
+	d->sink(&r, d->ctx);
+}
+
+static int finished(const struct launch *l, enum end_kind end)
+{
+	return end == END_OK && WIFEXITED(l->status) &&
+	       WEXITSTATUS(l->status) <= 1;
+}
+
+/* Launch, supervise and end one launch of P ranks from l->first. */
+static cs_status_t one_launch(struct driver *d, int P, struct launch *l,
+			      enum end_kind *end)
+{
+	cs_status_t st = start_launch(d, P, l);
+
+	*end = END_SIGNAL;
+	if (st == CS_OK)
+		st = watch_launch(d, l, end);
+	if (l->pid > 0)
+		end_launch(d, l);
+	free(l->buf);
+	l->buf = NULL;
+	return st;
+}
+
+/* All cases at world size P, resuming after each crash or hang. */
+static cs_status_t run_world(struct driver *d, int P)
+{
+	size_t first = 0, failed_at = (size_t)-1;
+
+	for (;;) {
+		struct launch l;
+		enum end_kind end;
+		char how[160];
+		cs_status_t st;
+
+		memset(&l, 0, sizeof l);
+		l.first = first;
+		st = one_launch(d, P, &l, &end);
+		if (st != CS_OK || end == END_SIGNAL || finished(&l, end))
+			return st;
+		if (end == END_CRASH || end == END_HANG) {
+			emit_failure(d, &l, P, end);
+			first = l.pending.hc.index + 1;
+			continue;
+		}
+		describe_end(&l, end, d->o->case_timeout, how, sizeof how);
+		if (l.finals) { /* died between cases: resume after the last */
+			fprintf(stderr, "collspec: warning: the worker at %d "
+				"ranks ended abnormally after case %zu (%s); "
+				"resuming\n", P, l.next - 1, how);
+			first = l.next;
+			continue;
+		}
+		if (first == failed_at)
+			return cs_error(CS_ERR_UNSUPPORTED, "%s -n %d: the worker "
+					"failed twice before running any case "
+					"(--first %zu; %s); see its messages "
+					"above", d->mpiexec, P, first, how);
+		failed_at = first;
+	}
+}
+
+/* ---- the run ------------------------------------------------------------ */
+
+static cs_status_t check_opts(const cs_driver_opts_t *o, cs_result_sink_t sink)
+{
+	int i;
+
+	if (!o || !sink)
+		return cs_error(CS_ERR_INVALID, "cs_driver_run: NULL options "
+				"or sink");
+	if (!o->self || !executable(o->self))
+		return cs_error(CS_ERR_INVALID, "worker binary '%s' is not an "
+				"executable file", o->self ? o->self : "(null)");
+	if (o->nworker_args < 0 || (o->nworker_args && !o->worker_args))
+		return cs_error(CS_ERR_INVALID, "bad worker arguments");
+	if (!(o->case_timeout > 0))
+		return cs_error(CS_ERR_INVALID, "case timeout %g s: must be "
+				"positive", o->case_timeout);
+	if (o->nsizes < 0 || (o->nsizes > 0 && !o->sizes))
+		return cs_error(CS_ERR_INVALID, "bad list of world sizes");
+	for (i = 0; i < o->nsizes; i++)
+		if (o->sizes[i] < 1)
+			return cs_error(CS_ERR_INVALID, "world size %d: must be "
+					"at least 1", o->sizes[i]);
+	if (!o->nsizes && (o->rmin < 1 || o->rmax < o->rmin))
+		return cs_error(CS_ERR_INVALID, "rank range %d-%d: need "
+				"1 <= A <= B", o->rmin, o->rmax);
+	return CS_OK;
+}
+
+static cs_status_t open_results(struct driver *d)
+{
+	const char *dir = getenv("TMPDIR");
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if ((size_t)snprintf(d->results, sizeof d->results,
+			     "%s/collspec-results-XXXXXX", dir) >= sizeof d->results)
+		return cs_error(CS_ERR_IO, "TMPDIR is too long");
+	d->fd = mkstemp(d->results);
+	if (d->fd < 0)
+		return cs_error(CS_ERR_IO, "cannot create a results file in "
+				"%s: %s", dir, strerror(errno));
+	return CS_OK;
+}
+
+/* Signal handlers and subreaper for the run; undone by restore(). */
+static void install(struct driver *d)
+{
+	struct sigaction sa;
+	int i;
+
+	note_children(d);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < 3; i++)
+		sigaction(caught[i], &sa, &d->old[i]);
+	d->old_reaper = 0;
+	prctl(PR_GET_CHILD_SUBREAPER, &d->old_reaper, 0, 0, 0);
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
+
+static void restore(struct driver *d)
+{
+	int i;
+
+	prctl(PR_SET_CHILD_SUBREAPER, d->old_reaper, 0, 0, 0);
+	for (i = 0; i < 3; i++)
+		sigaction(caught[i], &d->old[i], NULL);
+}
+
+/*
+ * Run the sweep (see driver.h and the top of this file). Results go to
+ * sink as they come. If the driver receives SIGINT, SIGTERM or SIGHUP, it
+ * kills the running launch, restores the handlers the caller had and
+ * raises the signal again (with the default handler the process ends);
+ * if the process survives that, it returns CS_ERR_IO ("interrupted").
+ */
+cs_status_t cs_driver_run(const cs_driver_opts_t *o, cs_result_sink_t sink,
+			  void *ctx)
+{
+	struct driver *d;
+	cs_status_t st = check_opts(o, sink);
+	int i, n, sig;
+
+	if (st != CS_OK)
+		return st;
+	d = calloc(1, sizeof *d);
+	if (!d)
+		return cs_error(CS_ERR_NOMEM, "driver: out of memory");
+	d->o = o;
+	d->sink = sink;
+	d->ctx = ctx;
+	st = find_launcher(o->mpiexec ? o->mpiexec : "mpiexec", d->mpiexec,
+			   sizeof d->mpiexec);
+	if (st == CS_OK)
+		st = open_results(d);
+	if (st != CS_OK) {
+		free(d);
+		return st;
+	}
+	g_signal = 0;
+	install(d);
+	n = o->nsizes > 0 ? o->nsizes : o->rmax - o->rmin + 1;
+	for (i = 0; i < n && st == CS_OK && !g_signal; i++)
+		st = run_world(d, o->nsizes > 0 ? o->sizes[i] : o->rmin + i);
+	restore(d);
+	close(d->fd);
+	unlink(d->results);
+	free(d);
+	sig = g_signal;
+	g_signal = 0;
+	if (!sig)
+		return st;
+	raise(sig);
+	return cs_error(CS_ERR_IO, "interrupted by signal %d (%s); the "
+			"workers were killed", sig, strsignal(sig));
+}

@@ -1,0 +1,48 @@
+/*
+ * driver.h - the driver: `collspec run --ranks A-B` launches one mpiexec per
+ * world size and supervises it.
+ *
+ * Worker protocol (implemented by the worker in run mode):
+ *   collspec run --results FILE --first K <the run's other arguments>
+ * Rank 0 of the worker appends to FILE, flushed before the collective is
+ * called, one JSON line per case it is about to run (cs_result_to_json of a
+ * result with check "start") and, when the case is done, one line with its
+ * final result. Cases with index < K are not run.
+ *
+ * The driver reads FILE while the worker runs. A case whose "start" line has
+ * no final line when the worker exits abnormally is a FAIL with check
+ * "crash"; one that shows no final line within the per-case timeout is a
+ * FAIL with check "hang" (the whole process group is then killed, no orphans
+ * left). The driver then relaunches with --first at the next case.
+ */
+#ifndef CS_DRIVER_H
+#define CS_DRIVER_H
+
+#include "harness.h"
+
+typedef struct cs_driver_opts {
+  int rmin, rmax;          /* world sizes rmin..rmax (each is one launch set) */
+  const int *sizes;        /* or an explicit list of world sizes, if nsizes>0 */
+  int nsizes;
+  double case_timeout;     /* seconds without a final line before "hang" */
+  const char *mpiexec;     /* launcher; NULL: "mpiexec" from PATH */
+  const char *self;        /* path of the collspec binary (/proc/self/exe) */
+  char *const *worker_args; /* run arguments given to every worker, without
+                               --ranks, --results, --first */
+  int nworker_args;
+  int verbose;             /* echo launch commands to stderr */
+} cs_driver_opts_t;
+
+/* Called once per final result, in case order within each world size. */
+typedef void (*cs_result_sink_t)(const cs_result_t *r, void *ctx);
+
+/*
+ * Run the sweep. Returns CS_OK when every launch was made (failures of
+ * cases are results, not errors), CS_ERR_INVALID on bad options, or
+ * CS_ERR_UNSUPPORTED when the launcher cannot be found (message names it).
+ * The environment is passed to the workers unchanged (LD_PRELOAD too).
+ */
+cs_status_t cs_driver_run(const cs_driver_opts_t *o, cs_result_sink_t sink,
+                          void *ctx);
+
+#endif /* CS_DRIVER_H */

@@ -1,0 +1,1229 @@
+/*
+ * run.c - `collspec run`: argument parsing, the driver launch mode, and the
+ * worker: the process (one per rank, under mpiexec or srun) that runs each
+ * case on its backend, checks it and merges the ranks' verdicts on rank 0.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <mpi.h>
+#include <omp.h>
+#include "collspec.h"
+#include "driver.h"
+
+#define MAX_SIZES 1024
+#define DEFAULT_TIMEOUT 120.0
+
+typedef struct cs_run_opts {
+	const char *backend, *backend_opt, *suite;
+	cs_filter_t f;
+	double timeout;
+	const char *json, *junit, *results, *mpiexec;
+	size_t first;
+	int sizes[MAX_SIZES], nsizes;
+	int fail_on_warn, quiet, verbose;
+	char **wargs; /* worker arguments (driver mode) */
+	int nwargs;
+} cs_run_opts_t;
+
+static const char run_usage[] =
+"usage: collspec run [options]\n"
+"\n"
+"Run conformance cases on a backend and check every result.\n"
+"Under mpiexec/srun every process is one rank; with --ranks (outside a\n"
+"launcher) collspec launches mpiexec itself for each world size and turns a\n"
+"crash or hang into a FAIL of the case that caused it.\n"
+"\n"
+"what to test:\n"
+"  --backend NAME       ref | mpi | plugin:PATH (default ref)\n"
+"  --backend-opt STR    option string given to the backend's init\n"
+"  --suite NAME         quick | full (default quick)\n"
+"  --ranks SPEC         world sizes: 4, 1-8, 2,4,8 (driver mode)\n"
+"filters (comma lists; default: the whole suite):\n"
+"  --coll L  --dtype L  --op L  --mode L  --comm L  --a2av-pattern L\n"
+"  --count L            element counts (suffixes k, m, g: powers of 1024)\n"
+"  --inplace 0|1  --root N  --misalign N  --seed N\n"
+"reports:\n"
+"  --json FILE          JSON Lines, one object per case\n"
+"  --junit FILE         JUnit XML (valid also when the run is cut short)\n"
+"  --quiet, -q          table rows only for warnings and failures\n"
+"  -v, --verbose        more detail (repeat for more)\n"
+"  --fail-on-warn       warnings make the exit code 1\n"
+"driver:\n"
+"  --timeout S          seconds a case may run before it is a hang (%g)\n"
+"  --mpiexec PATH       the launcher (default: mpiexec from PATH)\n"
+"worker protocol (used by the driver):\n"
+"  --results FILE --first K\n"
+"\n"
+"exit status: 0 nothing failed (and not everything skipped), 1 failures,\n"
+"2 usage or environment error\n";
+
+/* ---- small parsers ------------------------------------------------------- */
+
+cs_status_t cs_parse_count(const char *s, size_t *out)
+{
+	unsigned long long v;
+	char *end;
+	int shift = 0;
+
+	errno = 0;
+	if (!s || !*s || *s == '-' || *s == '+')
+		return cs_error(CS_ERR_INVALID, "count '%s': not a number",
+				s ? s : "");
+	v = strtoull(s, &end, 10);
+	if (end == s)
+		return cs_error(CS_ERR_INVALID, "count '%s': not a number", s);
+	if (*end == 'k' || *end == 'K')
+		shift = 10, end++;
+	else if (*end == 'm' || *end == 'M')
+		shift = 20, end++;
+	else if (*end == 'g' || *end == 'G')
+		shift = 30, end++;
+	if (*end)
+		return cs_error(CS_ERR_INVALID, "count '%s': unexpected '%s'", s,
+				end);
+	if (errno == ERANGE || v > (SIZE_MAX >> shift))
+		return cs_error(CS_ERR_OVERFLOW, "count '%s' does not fit in a "
+				"size_t", s);
+	*out = (size_t)v << shift;
+	return CS_OK;
+}
+
+static cs_status_t parse_int(const char *what, const char *s, long lo, long hi,
+			     long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = s ? strtol(s, &end, 10) : 0;
+	if (!s || end == s || *end || errno || v < lo || v > hi)
+		return cs_error(CS_ERR_INVALID, "%s '%s': expected an integer "
+				"from %ld to %ld", what, s ? s : "", lo, hi);
+	*out = v;
+	return CS_OK;
+}
+
+/* One item of a --ranks list: "N" or "A-B". */
+static cs_status_t ranks_item(const char *item, int *sizes, int max, int *n)
+{
+	const char *dash = strchr(item, '-');
+	char a[32];
+	long lo, hi, v;
+
+	if (dash && (size_t)(dash - item) < sizeof a) {
+		memcpy(a, item, (size_t)(dash - item));
+		a[dash - item] = '\0';
+		if (parse_int("--ranks range start", a, 1, 65536, &lo) ||
+		    parse_int("--ranks range end", dash + 1, 1, 65536, &hi))
+			return cs_error(CS_ERR_INVALID, "--ranks: malformed range "
+					"'%s' (expected A-B with 1 <= A <= B)", item);
+	} else if (parse_int("--ranks", item, 1, 65536, &lo) == CS_OK) {
+		hi = lo;
+	} else {
+		return cs_error(CS_ERR_INVALID, "--ranks: '%s' is not a rank count "
+				"(1 or more) or a range A-B", item);
+	}
+	if (lo > hi)
+		return cs_error(CS_ERR_INVALID, "--ranks: malformed range '%s' "
+				"(start above end)", item);
+	for (v = lo; v <= hi; v++) {
+		if (*n == max)
+			return cs_error(CS_ERR_INVALID, "--ranks: more than %d "
+					"world sizes", max);
+		sizes[(*n)++] = (int)v;
+	}
+	return CS_OK;
+}
+
+cs_status_t cs_parse_ranks(const char *spec, int *sizes, int max, int *n)
+{
+	char buf[256], *tok, *save = NULL;
+	cs_status_t st;
+
+	*n = 0;
+	if (!spec || !*spec || strlen(spec) >= sizeof buf)
+		return cs_error(CS_ERR_INVALID, "--ranks: expected N, A-B or a "
+				"comma list of them");
+	snprintf(buf, sizeof buf, "%s", spec);
+	if (buf[0] == ',' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,"))
+		return cs_error(CS_ERR_INVALID, "--ranks '%s': empty item", spec);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save))
+		if ((st = ranks_item(tok, sizes, max, n)) != CS_OK)
+			return st;
+	return CS_OK;
+}
+
+/* Name parsers with one signature, for comma lists. */
+static cs_status_t p_coll(const char *s, int *v)
+{
+	cs_coll_t x;
+	cs_status_t st = cs_coll_parse(s, &x);
+	*v = (int)x;
+	return st;
+}
+
+static cs_status_t p_dtype(const char *s, int *v)
+{
+	cs_dtype_t x;
+	cs_status_t st = cs_dtype_parse(s, &x);
+	*v = (int)x;
+	return st;
+}
+
+static cs_status_t p_op(const char *s, int *v)
+{
+	cs_op_t x;
+	cs_status_t st = cs_op_parse(s, &x);
+	*v = (int)x;
+	return st;
+}
+
+static cs_status_t p_mode(const char *s, int *v)
+{
+	cs_mode_t x;
+	cs_status_t st = cs_mode_parse(s, &x);
+	*v = (int)x;
+	return st;
+}
+
+static cs_status_t p_comm(const char *s, int *v)
+{
+	cs_commvar_t x;
+	cs_status_t st = cs_commvar_parse(s, &x);
+	*v = (int)x;
+	return st;
+}
+
+static cs_status_t p_a2av(const char *s, int *v)
+{
+	cs_a2av_pattern_t x;
+	cs_status_t st = cs_a2av_parse(s, &x);
+	*v = (int)x;
+	return st;
+}
+
+typedef cs_status_t (*name_parser_t)(const char *s, int *v);
+
+/* A comma list of names into a bit mask (0 stays "all" only when empty). */
+static cs_status_t parse_mask(const char *arg, name_parser_t one,
+			      uint32_t *mask)
+{
+	char buf[1024], *tok, *save = NULL;
+	cs_status_t st;
+	int v;
+
+	if (!*arg || strlen(arg) >= sizeof buf)
+		return cs_error(CS_ERR_INVALID, "empty or too long list '%s'", arg);
+	snprintf(buf, sizeof buf, "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if ((st = one(tok, &v)) != CS_OK)
+			return st;
+		*mask |= 1u << v;
+	}
+	return CS_OK;
+}
+
+static cs_status_t parse_counts(const char *arg, cs_filter_t *f)
+{
+	char buf[1024], *tok, *save = NULL;
+	cs_status_t st;
+
+	if (!*arg || strlen(arg) >= sizeof buf)
+		return cs_error(CS_ERR_INVALID, "--count: empty or too long list");
+	snprintf(buf, sizeof buf, "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (f->ncounts == (int)(sizeof f->counts / sizeof f->counts[0]))
+			return cs_error(CS_ERR_INVALID, "--count: at most %zu "
+					"counts", sizeof f->counts /
+					sizeof f->counts[0]);
+		if ((st = cs_parse_count(tok, &f->counts[f->ncounts])) != CS_OK)
+			return st;
+		f->ncounts++;
+	}
+	return CS_OK;
+}
+
+/* ---- the option table ---------------------------------------------------- */
+
+enum opt_id {
+	O_BACKEND, O_BACKEND_OPT, O_SUITE, O_COLL, O_DTYPE, O_OP, O_MODE,
+	O_COUNT, O_INPLACE, O_COMM, O_ROOT, O_MISALIGN, O_A2AV, O_SEED,
+	O_TIMEOUT, O_JSON, O_JUNIT, O_RANKS, O_RESULTS, O_FIRST, O_MPIEXEC,
+	O_FAIL_ON_WARN, O_QUIET, O_VERBOSE, O_HELP
+};
+
+struct opt {
+	const char *name;
+	int has_arg;
+	enum opt_id id;
+	int worker; /* handed to the workers in driver mode */
+};
+
+static const struct opt opt_table[] = {
+	{"--backend", 1, O_BACKEND, 1}, {"--backend-opt", 1, O_BACKEND_OPT, 1},
+	{"--suite", 1, O_SUITE, 1}, {"--coll", 1, O_COLL, 1},
+	{"--dtype", 1, O_DTYPE, 1}, {"--op", 1, O_OP, 1},
+	{"--mode", 1, O_MODE, 1}, {"--count", 1, O_COUNT, 1},
+	{"--inplace", 1, O_INPLACE, 1}, {"--comm", 1, O_COMM, 1},
+	{"--root", 1, O_ROOT, 1}, {"--misalign", 1, O_MISALIGN, 1},
+	{"--a2av-pattern", 1, O_A2AV, 1}, {"--seed", 1, O_SEED, 1},
+	{"--timeout", 1, O_TIMEOUT, 0}, {"--json", 1, O_JSON, 0},
+	{"--junit", 1, O_JUNIT, 0}, {"--ranks", 1, O_RANKS, 0},
+	{"--results", 1, O_RESULTS, 0}, {"--first", 1, O_FIRST, 0},
+	{"--mpiexec", 1, O_MPIEXEC, 0}, {"--fail-on-warn", 0, O_FAIL_ON_WARN, 0},
+	{"--quiet", 0, O_QUIET, 0}, {"-q", 0, O_QUIET, 0},
+	{"--verbose", 0, O_VERBOSE, 1}, {"-v", 0, O_VERBOSE, 1},
+	{"--help", 0, O_HELP, 0}, {"-h", 0, O_HELP, 0},
+};
+
+static cs_status_t apply_filter_opt(cs_run_opts_t *o, enum opt_id id,
+				    const char *v)
+{
+	cs_filter_t *f = &o->f;
+	long x;
+	cs_status_t st;
+
+	switch (id) {
+	case O_COLL: return parse_mask(v, p_coll, &f->colls);
+	case O_DTYPE: return parse_mask(v, p_dtype, &f->dtypes);
+	case O_OP: return parse_mask(v, p_op, &f->ops);
+	case O_MODE: return parse_mask(v, p_mode, &f->modes);
+	case O_COMM: return parse_mask(v, p_comm, &f->comms);
+	case O_A2AV: return parse_mask(v, p_a2av, &f->a2av);
+	case O_COUNT: return parse_counts(v, f);
+	case O_INPLACE:
+		st = parse_int("--inplace", v, 0, 1, &x);
+		f->inplace = (int)x;
+		return st;
+	case O_ROOT:
+		st = parse_int("--root", v, 0, 65535, &x);
+		f->root = (int)x;
+		return st;
+	case O_MISALIGN:
+		st = parse_int("--misalign", v, 0, 64, &x);
+		f->misalign = (int)x;
+		return st;
+	default: {
+		char *end;
+		errno = 0;
+		f->seed = strtoull(v, &end, 0);
+		f->has_seed = 1;
+		if (!*v || *end || errno || *v == '-')
+			return cs_error(CS_ERR_INVALID, "--seed '%s': expected "
+					"an unsigned integer", v);
+		return CS_OK;
+	}
+	}
+}
+
+static cs_status_t apply_opt(cs_run_opts_t *o, enum opt_id id, const char *v)
+{
+	char *end;
+	long x;
+	cs_status_t st = CS_OK;
+
+	switch (id) {
+	case O_BACKEND: o->backend = v; break;
+	case O_BACKEND_OPT: o->backend_opt = v; break;
+	case O_SUITE: o->suite = v; break;
+	case O_TIMEOUT:
+		o->timeout = strtod(v, &end);
+		if (*end || !(o->timeout > 0))
+			st = cs_error(CS_ERR_INVALID, "--timeout '%s': expected "
+				      "seconds above 0", v);
+		break;
+	case O_JSON: o->json = v; break;
+	case O_JUNIT: o->junit = v; break;
+	case O_RANKS: st = cs_parse_ranks(v, o->sizes, MAX_SIZES, &o->nsizes); break;
+	case O_RESULTS: o->results = v; break;
+	case O_FIRST:
+		st = parse_int("--first", v, 0, LONG_MAX, &x);
+		o->first = (size_t)x;
+		break;
+	case O_MPIEXEC: o->mpiexec = v; break;
+	case O_FAIL_ON_WARN: o->fail_on_warn = 1; break;
+	case O_QUIET: o->quiet = 1; break;
+	case O_VERBOSE: o->verbose++; break;
+	default: st = apply_filter_opt(o, id, v); break;
+	}
+	return st;
+}
+
+static const struct opt *find_opt(const char *arg, const char **inline_val)
+{
+	size_t i, len;
+
+	*inline_val = NULL;
+	for (i = 0; i < sizeof opt_table / sizeof opt_table[0]; i++) {
+		len = strlen(opt_table[i].name);
+		if (strncmp(arg, opt_table[i].name, len) != 0)
+			continue;
+		if (arg[len] == '\0')
+			return &opt_table[i];
+		if (arg[len] == '=' && opt_table[i].has_arg) {
+			*inline_val = arg + len + 1;
+			return &opt_table[i];
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Parse run's arguments (argv[0] is "run"). Returns 0, 2 on a usage error
+ * (message printed), or -1 after --help.
+ */
+static int parse_run_args(int argc, char **argv, cs_run_opts_t *o)
+{
+	int i;
+
+	memset(o, 0, sizeof *o);
+	cs_filter_init(&o->f);
+	o->backend = "ref";
+	o->backend_opt = "";
+	o->suite = "quick";
+	o->timeout = DEFAULT_TIMEOUT;
+	o->wargs = calloc((size_t)argc * 2 + 1, sizeof *o->wargs);
+	if (!o->wargs)
+		return 2;
+	for (i = 1; i < argc; i++) {
+		const char *v;
+		const struct opt *op = find_opt(argv[i], &v);
+		if (!op) {
+			fprintf(stderr, "collspec run: unknown option '%s' (see "
+				"collspec run --help)\n", argv[i]);
+			return 2;
+		}
+		if (op->id == O_HELP) {
+			printf(run_usage, DEFAULT_TIMEOUT);
+			return -1;
+		}
+		if (op->has_arg && !v) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "collspec run: %s needs a value\n",
+					op->name);
+				return 2;
+			}
+			v = argv[++i];
+		}
+		if (apply_opt(o, op->id, v ? v : "") != CS_OK) {
+			fprintf(stderr, "collspec run: %s\n", cs_last_error());
+			return 2;
+		}
+		if (op->worker) {
+			o->wargs[o->nwargs++] = (char *)op->name;
+			if (op->has_arg)
+				o->wargs[o->nwargs++] = (char *)v;
+		}
+	}
+	return 0;
+}
+
+/* Checks that need no MPI: suite name, backend name, count sizes for the
+ * largest world size P. Prints the message; returns 0 or 2. */
+static int validate_opts(const cs_run_opts_t *o, int P)
+{
+	size_t es = 1;
+	int d, i;
+
+	if (strcmp(o->suite, "quick") && strcmp(o->suite, "full")) {
+		fprintf(stderr, "collspec run: unknown suite '%s'; valid suites: "
+			"quick full\n", o->suite);
+		return 2;
+	}
+	if (strcmp(o->backend, "ref") && strcmp(o->backend, "mpi") &&
+	    strncmp(o->backend, "plugin:", 7)) {
+		fprintf(stderr, "collspec run: unknown backend '%s'; valid "
+			"backends: ref mpi plugin:PATH\n", o->backend);
+		return 2;
+	}
+	for (d = 0; d < CS_NUM_DTYPES; d++)
+		if ((!o->f.dtypes || (o->f.dtypes >> d & 1)) &&
+		    cs_dtype_size((cs_dtype_t)d) > es)
+			es = cs_dtype_size((cs_dtype_t)d);
+	for (i = 0; i < o->f.ncounts; i++) {
+		size_t c = o->f.counts[i];
+		if (c > SIZE_MAX / 2 / es / (size_t)P) {
+			fprintf(stderr, "collspec run: --count %zu: %zu elements x "
+				"%d ranks x %zu bytes overflows a buffer size\n",
+				c, c, P, es);
+			return 2;
+		}
+	}
+	return 0;
+}
+
+/* True when this process was started by an MPI launcher. */
+static int inside_launch(void)
+{
+	return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") ||
+	       getenv("PMIX_RANK") ||
+	       (getenv("SLURM_PROCID") && getenv("SLURM_STEP_ID"));
+}
+
+static void make_report_opts(const cs_run_opts_t *o, cs_report_opts_t *ro)
+{
+	memset(ro, 0, sizeof *ro);
+	ro->json = o->json;
+	ro->junit = o->junit;
+	ro->backend = o->backend;
+	ro->suite = o->suite;
+	ro->quiet = o->quiet;
+	ro->verbose = o->verbose;
+	ro->fail_on_warn = o->fail_on_warn;
+	/* under a launcher stdout may be a forwarded pseudo-terminal */
+	ro->progress = !o->quiet && isatty(STDOUT_FILENO) && !inside_launch();
+	ro->out = stdout;
+}
+
+/* ---- the worker ------------------------------------------------------------ */
+
+/* One communicator variant: the harness's MPI side and the backend's. */
+struct vcomm {
+	int ready;        /* 0 not built yet, 1 usable, -1 cases are skipped */
+	MPI_Comm comm;
+	int rank, size;
+	cs_mpiboot_t *boot;
+	cs_bcomm_t bcomm;
+	char why[256];    /* ready == -1: the skip reason */
+};
+
+struct worker {
+	const cs_run_opts_t *o;
+	const cs_backend_t *b;
+	int wrank, wsize;
+	struct vcomm vc[CS_NUM_COMMVARS];
+	cs_report_t *rep;   /* rank 0, NULL in results mode */
+	FILE *results;      /* rank 0 with --results */
+	char backend_name[64];
+};
+
+/* 1 on every rank when ok is true on every rank. */
+static int all_ok(int ok)
+{
+	int all = 0;
+
+	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+	return all;
+}
+
+/* The lowest rank whose ok is false prints msg; returns all_ok(ok). */
+static int agree(int ok, int wrank, const char *msg)
+{
+	int me = ok ? INT_MAX : wrank, first = 0;
+
+	MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (!ok && first == wrank)
+		fprintf(stderr, "collspec run: %s\n", msg);
+	return first == INT_MAX;
+}
+
+static void variant_split(cs_commvar_t v, int r, int W, int *color, int *key)
+{
+	*color = 0;
+	*key = r;
+	if (v == CS_COMM_REVERSED)
+		*key = W - 1 - r;
+	else if (v == CS_COMM_HALVES)
+		*color = r < W / 2 ? 0 : 1;
+	else if (v == CS_COMM_ODDEVEN)
+		*color = r % 2;
+}
+
+/* Split the world for variant v, for the harness and for the backend.
+ * Collective over the world. */
+static void build_vcomm(struct worker *w, cs_commvar_t v)
+{
+	struct vcomm *vc = &w->vc[v];
+	const cs_backend_t *b = w->b;
+	int color, key, ok, rc = 0;
+
+	variant_split(v, w->wrank, w->wsize, &color, &key);
+	MPI_Comm_split(MPI_COMM_WORLD, color, key, &vc->comm);
+	MPI_Comm_rank(vc->comm, &vc->rank);
+	MPI_Comm_size(vc->comm, &vc->size);
+	vc->ready = 1;
+	if (!b->comm_split) {
+		vc->ready = -1;
+		snprintf(vc->why, sizeof vc->why, "backend '%s' has no comm_split: "
+			 "communicator variant '%s' needs it", b->name,
+			 cs_commvar_name(v));
+		return;
+	}
+	ok = cs_boot_create(&vc->comm, &vc->boot) == CS_OK;
+	if (ok)
+		rc = b->comm_split(w->vc[CS_COMM_WORLD].bcomm, color, key,
+				   cs_boot_get(vc->boot), &vc->bcomm);
+	snprintf(vc->why, sizeof vc->why, "backend comm_split failed: %s",
+		 ok ? b->error_string(w->vc[CS_COMM_WORLD].bcomm, rc)
+		    : cs_last_error());
+	if (!all_ok(ok && rc == 0)) {
+		vc->ready = -1;
+		if (ok && rc == 0)
+			snprintf(vc->why, sizeof vc->why, "backend comm_split "
+				 "failed on another rank");
+	}
+}
+
+static struct vcomm *get_vcomm(struct worker *w, cs_commvar_t v)
+{
+	if (!w->vc[v].ready)
+		build_vcomm(w, v);
+	return &w->vc[v];
+}
+
+/* The function pointer a collective needs, as a flag. */
+static int implements(const cs_backend_t *b, cs_coll_t c)
+{
+	const void *fn[CS_NUM_COLLS] = {
+		[CS_COLL_ALLREDUCE] = (const void *)(uintptr_t)b->allreduce,
+		[CS_COLL_ALLGATHER] = (const void *)(uintptr_t)b->allgather,
+		[CS_COLL_REDUCESCATTER] = (const void *)(uintptr_t)b->reducescatter,
+		[CS_COLL_ALLTOALL] = (const void *)(uintptr_t)b->alltoall,
+		[CS_COLL_ALLTOALLV] = (const void *)(uintptr_t)b->alltoallv,
+		[CS_COLL_BROADCAST] = (const void *)(uintptr_t)b->broadcast,
+		[CS_COLL_REDUCE] = (const void *)(uintptr_t)b->reduce,
+		[CS_COLL_GATHER] = (const void *)(uintptr_t)b->gather,
+		[CS_COLL_SCATTER] = (const void *)(uintptr_t)b->scatter,
+		[CS_COLL_SENDRECV] = (const void *)(uintptr_t)b->sendrecv,
+	};
+
+	return (unsigned)c < CS_NUM_COLLS && fn[c] != NULL;
+}
+
+/* 0 when this rank can run the case, 1 (skip, reason set) otherwise. */
+static int precheck(const struct worker *w, const struct vcomm *vc,
+		    const cs_hcase_t *hc, char *reason, size_t n)
+{
+	const cs_backend_t *b = w->b;
+	cs_backend_query_t q;
+
+	if (vc->ready < 0) {
+		snprintf(reason, n, "%s", vc->why);
+		return 1;
+	}
+	if (b->mem_kind == CS_MEM_CUDA) {
+		snprintf(reason, n, "device memory: this collspec cannot "
+			 "allocate CUDA buffers yet");
+		return 1;
+	}
+	if (!implements(b, hc->c.coll)) {
+		snprintf(reason, n, "backend '%s' does not implement %s", b->name,
+			 cs_coll_name(hc->c.coll));
+		return 1;
+	}
+	if (!b->supports)
+		return 0;
+	memset(&q, 0, sizeof q);
+	q.struct_size = sizeof q;
+	q.coll = hc->c.coll;
+	q.dtype = hc->c.dtype;
+	q.op = hc->c.op;
+	q.count = hc->c.count;
+	q.nranks = vc->size;
+	q.root = cs_coll_rooted(hc->c.coll) ? hc->c.root % vc->size : 0;
+	q.inplace = hc->inplace;
+	reason[0] = '\0';
+	if (b->supports(vc->bcomm, &q, reason, n))
+		return 0;
+	if (!reason[0])
+		snprintf(reason, n, "backend '%s' does not support this case",
+			 b->name);
+	return 1;
+}
+
+/* Call the backend and wait for completion; FAIL "error" on a failure. */
+static int call_backend(const struct worker *w, const struct vcomm *vc,
+			const cs_exec_t *e, cs_local_t *l, const char *which)
+{
+	const cs_backend_t *b = w->b;
+	char reason[256];
+	int rc = cs_exec_call(e, b, vc->bcomm);
+
+	if (rc == 0)
+		rc = b->synchronize(vc->bcomm, NULL);
+	if (rc == 0)
+		return 0;
+	snprintf(reason, sizeof reason, "rank %d: %s call returned error %d: %s",
+		 w->wrank, which, rc, b->error_string(vc->bcomm, rc));
+	cs_local_set(l, CS_V_FAIL, "error", reason, NULL);
+	return rc;
+}
+
+/* Collectives whose result is the same on every rank. */
+static int same_everywhere(cs_coll_t c)
+{
+	return c == CS_COLL_ALLREDUCE || c == CS_COLL_ALLGATHER ||
+	       c == CS_COLL_BROADCAST;
+}
+
+/* Cross-rank bitwise identity of the received bits. */
+static void check_identity(const struct vcomm *vc, uint64_t h, cs_local_t *l)
+{
+	uint64_t *all = malloc((size_t)vc->size * sizeof *all);
+	char reason[256], detail[1024];
+	size_t used = 0;
+	int q, bad = -1;
+
+	if (!all) {
+		MPI_Abort(MPI_COMM_WORLD, 2);
+		return;
+	}
+	MPI_Allgather(&h, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, vc->comm);
+	for (q = 1; q < vc->size && bad < 0; q++)
+		if (all[q] != all[0])
+			bad = q;
+	if (bad >= 0 && l->comm_rank == bad) {
+		snprintf(reason, sizeof reason, "ranks 0 and %d of the "
+			 "communicator received different bits", bad);
+		for (q = 0; q < vc->size && used < sizeof detail; q++)
+			used += (size_t)snprintf(detail + used, sizeof detail - used,
+						 "comm rank %d: hash of the received "
+						 "buffer %016llx\n", q,
+						 (unsigned long long)all[q]);
+		cs_local_set(l, CS_V_FAIL, "identity", reason, detail);
+	}
+	free(all);
+}
+
+/* Run the call again on fresh identical inputs: same bits? */
+static void check_determinism(const struct worker *w, const struct vcomm *vc,
+			      cs_exec_t *e, uint64_t h, cs_local_t *l)
+{
+	char reason[256];
+
+	cs_exec_fill(e);
+	MPI_Barrier(vc->comm);
+	if (call_backend(w, vc, e, l, "second") != 0)
+		return;
+	if (cs_exec_hash(e) == h)
+		return;
+	snprintf(reason, sizeof reason, "rank %d: the same call on the same "
+		 "inputs gave different bits the second time", w->wrank);
+	cs_local_set(l, CS_V_WARN, "determinism", reason, NULL);
+}
+
+static void execute(const struct worker *w, const struct vcomm *vc,
+		    cs_exec_t *e, cs_local_t *l)
+{
+	uint64_t h;
+	double t0;
+	int failed, any;
+
+	cs_exec_fill(e);
+	MPI_Barrier(vc->comm);
+	t0 = MPI_Wtime();
+	failed = call_backend(w, vc, e, l, "the") != 0;
+	l->seconds = MPI_Wtime() - t0;
+	if (!failed)
+		cs_exec_check(e, l);
+	h = cs_exec_hash(e);
+	if (same_everywhere(e->c.coll))
+		check_identity(vc, h, l);
+	failed = l->verdict == CS_V_FAIL;
+	MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+	if (!any)
+		check_determinism(w, vc, e, h, l);
+}
+
+/* ---- merging the ranks' verdicts ------------------------------------------ */
+
+/* Is a a better representative of the case than b? Worst verdict first,
+ * then the earliest check, then one that says why, then the lowest rank. */
+static int better(const cs_local_t *a, const cs_local_t *b)
+{
+	if (a->verdict != b->verdict)
+		return a->verdict > b->verdict;
+	if (a->prio != b->prio)
+		return a->prio < b->prio;
+	if (!a->reason[0] != !b->reason[0])
+		return a->reason[0] != 0;
+	return a->rank < b->rank;
+}
+
+/* Implementation-defined behaviour observed over all ranks. */
+static void apply_profile(const uint64_t *obs, cs_local_t *win, char *info,
+			  size_t n)
+{
+	uint64_t ign = obs[CS_OBS_NAN_IGNORE], prop = obs[CS_OBS_NAN_PROPAGATE];
+	uint64_t nf = obs[CS_OBS_OVF_NONFINITE], sat = obs[CS_OBS_OVF_SATURATE];
+	char reason[256];
+	size_t used = 0;
+
+	info[0] = '\0';
+	if (ign || prop)
+		used += (size_t)snprintf(info + used, n - used, "nan=%s",
+					 ign && prop ? "mixed"
+					 : ign ? "ignore" : "propagate");
+	if ((nf || sat) && used < n)
+		snprintf(info + used, n - used, "%sovf=%s", used ? " " : "",
+			 nf && sat ? "mixed" : nf ? "nonfinite" : "saturate");
+	if (ign && prop) {
+		snprintf(reason, sizeof reason, "max/min ignored a NaN in %llu "
+			 "elements and propagated one in %llu: no consistent NaN "
+			 "rule", (unsigned long long)ign, (unsigned long long)prop);
+		cs_local_set(win, CS_V_FAIL, "nanrule", reason, NULL);
+	}
+	if (info[0] && win->verdict == CS_V_PASS)
+		cs_local_set(win, CS_V_INFO, "profile", "implementation-defined "
+			     "behaviour observed", NULL);
+}
+
+static void fill_result(const struct worker *w, const cs_hcase_t *hc,
+			const cs_local_t *all, cs_result_t *res)
+{
+	uint64_t obs[CS_NUM_OBS] = {0};
+	cs_local_t win = all[0];
+	size_t used;
+	int q, k, nfail = 0;
+
+	memset(res, 0, sizeof *res);
+	res->hc = *hc;
+	snprintf(res->backend, sizeof res->backend, "%s", w->backend_name);
+	for (q = 0; q < w->wsize; q++) {
+		if (better(&all[q], &win))
+			win = all[q];
+		for (k = 0; k < CS_NUM_OBS; k++)
+			obs[k] += all[q].obs[k];
+		res->elems_checked += all[q].elems;
+		res->bytes_checked += all[q].bytes;
+		if (all[q].seconds > res->seconds)
+			res->seconds = all[q].seconds;
+		nfail += all[q].verdict == CS_V_FAIL;
+	}
+	apply_profile(obs, &win, res->info, sizeof res->info);
+	res->verdict = (cs_verdict_t)win.verdict;
+	snprintf(res->check, sizeof res->check, "%s", win.check);
+	snprintf(res->reason, sizeof res->reason, "%s", win.reason);
+	used = (size_t)snprintf(res->detail, sizeof res->detail, "%s", win.detail);
+	if (nfail > 1 && used < sizeof res->detail) {
+		used += (size_t)snprintf(res->detail + used, sizeof res->detail -
+					 used, "failing on %d ranks:", nfail);
+		for (q = 0; q < w->wsize && used < sizeof res->detail; q++)
+			if (all[q].verdict == CS_V_FAIL)
+				used += (size_t)snprintf(res->detail + used,
+							 sizeof res->detail - used,
+							 " %d", q);
+	}
+	cs_repro_format(hc, w->wsize, w->o->backend, w->o->backend_opt,
+			w->o->suite, res->repro, sizeof res->repro);
+}
+
+static void merge(const struct worker *w, const cs_hcase_t *hc,
+		  const cs_local_t *l, cs_result_t *res)
+{
+	cs_local_t *all = NULL;
+
+	if (w->wrank == 0) {
+		all = malloc((size_t)w->wsize * sizeof *all);
+		if (!all)
+			MPI_Abort(MPI_COMM_WORLD, 2);
+	}
+	MPI_Gather(l, (int)sizeof *l, MPI_BYTE, all, (int)sizeof *l, MPI_BYTE,
+		   0, MPI_COMM_WORLD);
+	if (w->wrank == 0)
+		fill_result(w, hc, all, res);
+	free(all);
+}
+
+/* One case on every rank; rank 0 ends with the merged result. */
+static void run_case(const struct worker *w, struct vcomm *vc,
+		     const cs_hcase_t *hc, cs_result_t *res)
+{
+	cs_exec_t e;
+	cs_local_t l;
+	char reason[256] = "";
+	int code, all;
+
+	cs_local_init(&l, w->wrank, vc->rank);
+	code = precheck(w, vc, hc, reason, sizeof reason);
+	if (code == 0 && cs_exec_setup(&e, hc, vc->size, vc->rank) != CS_OK) {
+		snprintf(reason, sizeof reason, "rank %d: %s", w->wrank,
+			 cs_last_error());
+		code = 2;
+	}
+	MPI_Allreduce(&code, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (all == 0)
+		execute(w, vc, &e, &l);
+	else if (code == 2)
+		cs_local_set(&l, CS_V_FAIL, "harness", reason, NULL);
+	else if (code == 1 || all == 1)
+		cs_local_set(&l, CS_V_SKIP, "skip", reason, NULL);
+	if (code == 0)
+		cs_exec_free(&e);
+	merge(w, hc, &l, res);
+}
+
+/* The driver protocol: one JSON line, flushed before anything else. */
+static void results_line(FILE *f, const cs_result_t *r)
+{
+	char buf[32768]; /* a result, every byte escaped, fits */
+	int n = cs_result_to_json(r, buf, sizeof buf);
+
+	if (!f || n < 0 || (size_t)n >= sizeof buf)
+		return;
+	fputs(buf, f);
+	fputc('\n', f);
+	fflush(f);
+}
+
+static void announce(struct worker *w, const cs_hcase_t *hc)
+{
+	cs_result_t start;
+
+	if (w->wrank != 0)
+		return;
+	if (w->rep)
+		cs_report_start(w->rep, hc);
+	if (!w->results)
+		return;
+	memset(&start, 0, sizeof start);
+	start.hc = *hc;
+	snprintf(start.backend, sizeof start.backend, "%s", w->backend_name);
+	start.verdict = CS_V_PASS;
+	snprintf(start.check, sizeof start.check, "start");
+	results_line(w->results, &start);
+}
+
+static void run_cases(struct worker *w, const cs_hcase_t *cases, size_t n)
+{
+	cs_result_t res;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (cases[i].index < w->o->first)
+			continue;
+		announce(w, &cases[i]);
+		run_case(w, get_vcomm(w, cases[i].comm), &cases[i], &res);
+		if (w->wrank != 0)
+			continue;
+		results_line(w->results, &res);
+		if (w->rep)
+			cs_report_add(w->rep, &res);
+	}
+}
+
+/* ---- worker set-up and tear-down ------------------------------------------ */
+
+/* OpenMP threads per rank: the node's cores shared among its ranks, unless
+ * the user chose with OMP_NUM_THREADS. */
+static void set_threads(void)
+{
+	MPI_Comm node;
+	int local = 1, t;
+
+	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+			    MPI_INFO_NULL, &node);
+	MPI_Comm_size(node, &local);
+	MPI_Comm_free(&node);
+	if (getenv("OMP_NUM_THREADS"))
+		return;
+	t = omp_get_num_procs() / local;
+	omp_set_num_threads(t < 1 ? 1 : t);
+}
+
+/* Load the backend and create its world communicator. */
+static int start_backend(struct worker *w)
+{
+	struct vcomm *vc = &w->vc[CS_COMM_WORLD];
+	char msg[1024];
+	int ok, rc = -1;
+
+	ok = cs_backend_load(w->o->backend, &w->b) == CS_OK;
+	if (!agree(ok, w->wrank, cs_last_error()))
+		return 0;
+	snprintf(w->backend_name, sizeof w->backend_name, "%s", w->b->name);
+	MPI_Comm_dup(MPI_COMM_WORLD, &vc->comm);
+	MPI_Comm_rank(vc->comm, &vc->rank);
+	MPI_Comm_size(vc->comm, &vc->size);
+	vc->ready = 1;
+	ok = cs_boot_create(&vc->comm, &vc->boot) == CS_OK;
+	snprintf(msg, sizeof msg, "%s", cs_last_error());
+	if (ok) {
+		rc = w->b->init(cs_boot_get(vc->boot), w->o->backend_opt,
+				&vc->bcomm);
+		snprintf(msg, sizeof msg, "backend '%s' failed to initialise: %s",
+			 w->b->name, rc ? w->b->error_string(NULL, rc) : "");
+	}
+	return agree(ok && rc == 0, w->wrank, msg);
+}
+
+static void stop_backend(struct worker *w)
+{
+	int v;
+
+	for (v = CS_NUM_COMMVARS - 1; v >= 0; v--) {
+		struct vcomm *vc = &w->vc[v];
+		if (!vc->ready)
+			continue;
+		if (vc->bcomm && w->b->comm_free)
+			w->b->comm_free(vc->bcomm);
+		cs_boot_free(vc->boot);
+		MPI_Comm_free(&vc->comm);
+	}
+	if (w->b && w->b->finalize)
+		w->b->finalize();
+}
+
+/* Rank 0's outputs: the report (not in results mode) and results file. */
+static int open_outputs(struct worker *w)
+{
+	const cs_run_opts_t *o = w->o;
+	cs_report_opts_t ro;
+	int ok = 1;
+
+	if (w->wrank == 0 && (!o->results || o->verbose || o->json || o->junit)) {
+		make_report_opts(o, &ro);
+		ok = cs_report_open(&ro, &w->rep) == CS_OK;
+	}
+	if (ok && w->wrank == 0 && o->results) {
+		w->results = fopen(o->results, "a");
+		if (!w->results)
+			ok = cs_error(CS_ERR_IO, "cannot write the results file "
+				      "'%s': %s", o->results, strerror(errno)) == 0;
+	}
+	return agree(ok, w->wrank, cs_last_error());
+}
+
+static int size_listed(const cs_run_opts_t *o, int W)
+{
+	int i;
+
+	for (i = 0; i < o->nsizes; i++)
+		if (o->sizes[i] == W)
+			return 1;
+	return o->nsizes == 0;
+}
+
+/* Everything before the first case; 1 when the run can go on. */
+static int worker_prepare(struct worker *w, cs_hcase_t **cases, size_t *n)
+{
+	const cs_run_opts_t *o = w->o;
+	char msg[256];
+	int ok;
+
+	snprintf(msg, sizeof msg, "launched with %d ranks, but --ranks does not "
+		 "list %d", w->wsize, w->wsize);
+	if (!agree(size_listed(o, w->wsize), w->wrank, msg))
+		return 0;
+	ok = w->wrank != 0 || validate_opts(o, w->wsize) == 0;
+	if (!all_ok(ok)) /* rank 0 printed why */
+		return 0;
+	ok = cs_suite_build(o->suite, w->wsize, &o->f, cases, n) == CS_OK;
+	if (!agree(ok, w->wrank, cs_last_error()))
+		return 0;
+	if (!agree(*n > 0, w->wrank, "no case of the suite matches the "
+		   "filters"))
+		return 0;
+	return open_outputs(w) && start_backend(w);
+}
+
+static size_t count_from(const cs_hcase_t *cases, size_t n, size_t first)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		k += cases[i].index >= first;
+	return k;
+}
+
+static int run_worker(const cs_run_opts_t *o)
+{
+	struct worker w;
+	cs_hcase_t *cases = NULL;
+	size_t n = 0;
+	int code = 2;
+
+	memset(&w, 0, sizeof w);
+	w.o = o;
+	if (MPI_Init(NULL, NULL) != MPI_SUCCESS) {
+		fprintf(stderr, "collspec run: MPI_Init failed\n");
+		return 2;
+	}
+	MPI_Comm_rank(MPI_COMM_WORLD, &w.wrank);
+	MPI_Comm_size(MPI_COMM_WORLD, &w.wsize);
+	set_threads();
+	if (worker_prepare(&w, &cases, &n)) {
+		if (w.rep)
+			cs_report_set_total(w.rep, count_from(cases, n, o->first));
+		run_cases(&w, cases, n);
+		code = w.rep ? cs_report_close(w.rep) : 0;
+		w.rep = NULL;
+	}
+	if (w.rep)
+		cs_report_abort(w.rep, "the run could not start");
+	if (w.results)
+		fclose(w.results);
+	MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	stop_backend(&w);
+	free(cases);
+	MPI_Finalize();
+	return code;
+}
+
+/* ---- driver mode ------------------------------------------------------------ */
+
+struct dsink {
+	cs_report_t *rep;
+	const cs_run_opts_t *o;
+};
+
+/* Results from the driver: fill what a crash or hang result lacks. */
+static void driver_sink(const cs_result_t *r, void *ctx)
+{
+	struct dsink *d = ctx;
+	cs_result_t tmp = *r;
+
+	if (!tmp.repro[0])
+		cs_repro_format(&tmp.hc, tmp.hc.c.nranks, d->o->backend,
+				d->o->backend_opt, d->o->suite, tmp.repro,
+				sizeof tmp.repro);
+	if (!tmp.backend[0])
+		snprintf(tmp.backend, sizeof tmp.backend, "%s", d->o->backend);
+	cs_report_add(d->rep, &tmp);
+}
+
+/* Cases the sweep will run, over all world sizes (0 on a suite error). */
+static size_t sweep_total(const cs_run_opts_t *o)
+{
+	cs_hcase_t *cases;
+	size_t n, total = 0;
+	int i;
+
+	for (i = 0; i < o->nsizes; i++) {
+		if (cs_suite_build(o->suite, o->sizes[i], &o->f, &cases, &n) !=
+		    CS_OK) {
+			fprintf(stderr, "collspec run: %s\n", cs_last_error());
+			return 0;
+		}
+		total += count_from(cases, n, o->first);
+		free(cases);
+	}
+	if (!total)
+		fprintf(stderr, "collspec run: no case of the suite matches the "
+			"filters at --ranks given\n");
+	return total;
+}
+
+/* 1 when the launcher can be executed (a path, or a name on PATH). */
+static int launcher_found(const char *name)
+{
+	char buf[PATH_MAX], *path, *dir, *save = NULL;
+	const char *env = getenv("PATH");
+	int found = 0;
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0;
+	if (!env || !(path = strdup(env)))
+		return 0;
+	for (dir = strtok_r(path, ":", &save); dir && !found;
+	     dir = strtok_r(NULL, ":", &save)) {
+		snprintf(buf, sizeof buf, "%s/%s", *dir ? dir : ".", name);
+		found = access(buf, X_OK) == 0;
+	}
+	free(path);
+	return found;
+}
+
+/* Everything the driver checks before it writes or launches anything:
+ * options, backend, launcher, a non-empty sweep. 0 or 2 (printed). */
+static int driver_preflight(const cs_run_opts_t *o, int pmax, size_t *total)
+{
+	const cs_backend_t *b;
+
+	if (validate_opts(o, pmax))
+		return 2;
+	if (cs_backend_load(o->backend, &b) != CS_OK) {
+		fprintf(stderr, "collspec run: %s\n", cs_last_error());
+		return 2;
+	}
+	if (!launcher_found(o->mpiexec ? o->mpiexec : "mpiexec")) {
+		fprintf(stderr, "collspec run: mpiexec not found: %s (install an "
+			"MPI, or name the launcher with --mpiexec PATH)\n",
+			o->mpiexec ? o->mpiexec : "no 'mpiexec' on PATH");
+		return 2;
+	}
+	*total = sweep_total(o);
+	return *total ? 0 : 2;
+}
+
+static void driver_opts(const cs_run_opts_t *o, int pmax, const char *self,
+			cs_driver_opts_t *d)
+{
+	memset(d, 0, sizeof *d);
+	d->sizes = o->sizes;
+	d->nsizes = o->nsizes;
+	d->rmin = o->sizes[0];
+	d->rmax = pmax;
+	d->case_timeout = o->timeout;
+	d->mpiexec = o->mpiexec;
+	d->self = self;
+	d->worker_args = o->wargs;
+	d->nworker_args = o->nwargs;
+	d->verbose = o->verbose;
+}
+
+/* `run --ranks`: launch and supervise one worker set per world size. */
+static int run_driver(const cs_run_opts_t *o)
+{
+	cs_driver_opts_t d;
+	cs_report_opts_t ro;
+	struct dsink sink = {NULL, o};
+	char self[PATH_MAX], why[1024];
+	ssize_t len;
+	size_t total = 0;
+	int i, pmax = 1;
+
+	for (i = 0; i < o->nsizes; i++)
+		pmax = o->sizes[i] > pmax ? o->sizes[i] : pmax;
+	if (driver_preflight(o, pmax, &total))
+		return 2;
+	len = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (len <= 0) {
+		fprintf(stderr, "collspec run: cannot find my own executable\n");
+		return 2;
+	}
+	self[len] = '\0';
+	make_report_opts(o, &ro);
+	if (cs_report_open(&ro, &sink.rep) != CS_OK) {
+		fprintf(stderr, "collspec run: %s\n", cs_last_error());
+		return 2;
+	}
+	cs_report_set_total(sink.rep, total);
+	driver_opts(o, pmax, self, &d);
+	if (cs_driver_run(&d, driver_sink, &sink) != CS_OK) {
+		snprintf(why, sizeof why, "%s", cs_last_error());
+		fprintf(stderr, "collspec run: %s\n", why);
+		cs_report_abort(sink.rep, why);
+		return 2;
+	}
+	return cs_report_close(sink.rep);
+}
+
+/* `collspec run`: parse, then drive (--ranks outside a launcher) or work. */
+int cs_cmd_run(int argc, char **argv)
+{
+	cs_run_opts_t *o = malloc(sizeof *o);
+	int rc;
+
+	if (!o)
+		return 2;
+	rc = parse_run_args(argc, argv, o);
+	if (rc == 0) {
+		if (o->nsizes && !inside_launch())
+			rc = run_driver(o);
+		else
+			rc = run_worker(o);
+	}
+	free(o->wargs);
+	free(o);
+	return rc < 0 ? 0 : rc;
+}

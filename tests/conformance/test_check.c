@@ -1,0 +1,203 @@
+/*
+ * test_check.c - one rank's buffers and checks (conformance/check.c),
+ * without MPI: a case is "run" by writing the receive buffer by hand, then
+ * broken on purpose; each break must be named by the right check.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include "collspec.h"
+#include "csref/arith.h"
+#include "csref/gen.h"
+
+static cs_hcase_t hcase(cs_coll_t coll, int P, size_t count, int inplace,
+			int misalign)
+{
+	cs_hcase_t hc;
+
+	memset(&hc, 0, sizeof hc);
+	hc.c.coll = coll;
+	hc.c.dtype = CS_DTYPE_INT32;
+	hc.c.op = cs_coll_reduces(coll) ? CS_OP_SUM : CS_OP_NONE;
+	hc.c.mode = CS_MODE_RANDOM;
+	hc.c.nranks = P;
+	hc.c.count = count;
+	hc.c.seed = 11;
+	hc.inplace = inplace;
+	hc.misalign = misalign;
+	return hc;
+}
+
+/* At P = 1 an allreduce's result is the input: "run" it by copying. */
+static void run_p1(cs_exec_t *e, const cs_hcase_t *hc)
+{
+	assert_int_equal(cs_exec_setup(e, hc, 1, 0), CS_OK);
+	cs_exec_fill(e);
+	if (!e->inplace)
+		memcpy(cs_exec_recvp(e), cs_exec_sendp(e), e->c.count * 4);
+}
+
+static cs_local_t check(const cs_exec_t *e)
+{
+	cs_local_t l;
+
+	cs_local_init(&l, 0, 0);
+	cs_exec_check(e, &l);
+	return l;
+}
+
+static void test_correct_passes(void **state)
+{
+	cs_hcase_t hc = hcase(CS_COLL_ALLREDUCE, 1, 1000, 0, 0);
+	cs_exec_t e;
+	cs_local_t l;
+
+	(void)state;
+	run_p1(&e, &hc);
+	l = check(&e);
+	assert_int_equal(l.verdict, CS_V_PASS);
+	assert_int_equal(l.elems, 2000); /* send and receive ranges */
+	cs_exec_free(&e);
+	/* without the "call", the receive buffer holds only the canary */
+	assert_int_equal(cs_exec_setup(&e, &hc, 1, 0), CS_OK);
+	cs_exec_fill(&e);
+	l = check(&e);
+	assert_int_equal(l.verdict, CS_V_FAIL);
+	assert_string_equal(l.check, "value");
+	cs_exec_free(&e);
+}
+
+static void test_guards(void **state)
+{
+	cs_hcase_t hc = hcase(CS_COLL_ALLREDUCE, 1, 100, 0, 1);
+	cs_exec_t e;
+	cs_local_t l;
+	unsigned char *r;
+
+	(void)state;
+	run_p1(&e, &hc);
+	r = cs_exec_recvp(&e);
+	r[100 * 4] ^= 1; /* one byte past the last element */
+	l = check(&e);
+	assert_int_equal(l.verdict, CS_V_FAIL);
+	assert_string_equal(l.check, "guard");
+	assert_non_null(strstr(l.reason, "past its end"));
+	cs_exec_free(&e);
+	run_p1(&e, &hc);
+	r = cs_exec_recvp(&e);
+	r[-1] ^= 1; /* the byte before element 0 (inside the misalignment) */
+	l = check(&e);
+	assert_string_equal(l.check, "guard");
+	assert_non_null(strstr(l.reason, "before its start"));
+	cs_exec_free(&e);
+	run_p1(&e, &hc);
+	((unsigned char *)cs_exec_sendp(&e))[-CS_GUARD_BYTES] ^= 1;
+	l = check(&e);
+	assert_string_equal(l.check, "guard");
+	assert_non_null(strstr(l.reason, "send buffer"));
+	cs_exec_free(&e);
+}
+
+static void test_sendbuf_and_value(void **state)
+{
+	cs_hcase_t hc = hcase(CS_COLL_ALLREDUCE, 1, 70000, 0, 0);
+	cs_exec_t e;
+	cs_local_t l;
+
+	(void)state;
+	run_p1(&e, &hc);
+	((unsigned char *)cs_exec_sendp(&e))[4 * 69999] ^= 1; /* last block */
+	l = check(&e);
+	assert_int_equal(l.verdict, CS_V_FAIL);
+	assert_string_equal(l.check, "sendbuf");
+	assert_non_null(strstr(l.reason, "input element 69999"));
+	cs_exec_free(&e);
+	run_p1(&e, &hc);
+	((int32_t *)cs_exec_recvp(&e))[65537] += 1; /* second oracle block */
+	l = check(&e);
+	assert_string_equal(l.check, "value");
+	assert_non_null(strstr(l.reason, "1 of 70000"));
+	assert_non_null(strstr(l.detail, "index 65537"));
+	cs_exec_free(&e);
+}
+
+/* reduce at a non-root rank: the receive buffer must stay unwritten. */
+static void test_nonroot_untouched(void **state)
+{
+	cs_hcase_t hc = hcase(CS_COLL_REDUCE, 2, 50, 0, 0);
+	cs_exec_t e;
+	cs_local_t l;
+
+	(void)state;
+	assert_int_equal(cs_exec_setup(&e, &hc, 2, 1), CS_OK);
+	cs_exec_fill(&e);
+	assert_int_equal(e.recv_n, 0);
+	l = check(&e);
+	assert_int_equal(l.verdict, CS_V_PASS);
+	((int32_t *)cs_exec_recvp(&e))[7] = 0;
+	l = check(&e);
+	assert_string_equal(l.check, "untouched");
+	assert_non_null(strstr(l.reason, "element 7"));
+	cs_exec_free(&e);
+}
+
+/* In-place layouts follow collspec/backend.h's pointer rules. */
+static void test_inplace_layouts(void **state)
+{
+	cs_hcase_t ag = hcase(CS_COLL_ALLGATHER, 3, 10, 1, 0);
+	cs_hcase_t rs = hcase(CS_COLL_REDUCESCATTER, 3, 10, 1, 1);
+	cs_exec_t e;
+
+	(void)state;
+	assert_int_equal(cs_exec_setup(&e, &ag, 3, 2), CS_OK);
+	assert_ptr_equal(cs_exec_sendp(&e), (char *)cs_exec_recvp(&e) + 2 * 10 * 4);
+	assert_int_equal(e.buf[0].elems, 30);
+	cs_exec_free(&e);
+	assert_int_equal(cs_exec_setup(&e, &rs, 3, 1), CS_OK);
+	assert_ptr_equal(cs_exec_recvp(&e), (char *)cs_exec_sendp(&e) + 1 * 10 * 4);
+	assert_int_equal(((uintptr_t)cs_exec_sendp(&e)) % 64, 4); /* misaligned */
+	cs_exec_free(&e);
+}
+
+static void test_hash_and_prio(void **state)
+{
+	cs_hcase_t hc = hcase(CS_COLL_ALLREDUCE, 1, 100, 0, 0);
+	cs_exec_t e;
+	cs_local_t l;
+	uint64_t h;
+
+	(void)state;
+	run_p1(&e, &hc);
+	h = cs_exec_hash(&e);
+	assert_true(h == cs_exec_hash(&e));
+	((unsigned char *)cs_exec_recvp(&e))[399] ^= 0x80;
+	assert_true(h != cs_exec_hash(&e));
+	cs_exec_free(&e);
+	cs_local_init(&l, 0, 0);
+	cs_local_set(&l, CS_V_WARN, "determinism", "w", NULL);
+	cs_local_set(&l, CS_V_FAIL, "value", "v", NULL);
+	cs_local_set(&l, CS_V_FAIL, "identity", "i", NULL); /* later check */
+	assert_string_equal(l.check, "value");
+	cs_local_set(&l, CS_V_FAIL, "guard", "g", NULL); /* earlier check */
+	assert_string_equal(l.check, "guard");
+	cs_local_set(&l, CS_V_INFO, "profile", "p", NULL);
+	assert_int_equal(l.verdict, CS_V_FAIL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_correct_passes),
+		cmocka_unit_test(test_guards),
+		cmocka_unit_test(test_sendbuf_and_value),
+		cmocka_unit_test(test_nonroot_untouched),
+		cmocka_unit_test(test_inplace_layouts),
+		cmocka_unit_test(test_hash_and_prio),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,228 @@
+/*
+ * test_report.c - reporters (conformance/report.c): exit codes, JSON Lines,
+ * JUnit XML valid after every case and escaped, the human summary, and an
+ * unwritable path refused before anything is written.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "collspec.h"
+
+#define TAIL "</testsuite>\n</testsuites>\n"
+
+static char json_path[64], junit_path[64];
+
+static void make_paths(void)
+{
+	snprintf(json_path, sizeof json_path, "test_report_%d.json", (int)getpid());
+	snprintf(junit_path, sizeof junit_path, "test_report_%d.xml", (int)getpid());
+}
+
+static cs_result_t result(size_t index, cs_verdict_t v, const char *reason)
+{
+	cs_result_t r;
+
+	memset(&r, 0, sizeof r);
+	r.hc.index = index;
+	r.hc.c.coll = CS_COLL_ALLREDUCE;
+	r.hc.c.dtype = CS_DTYPE_FLOAT32;
+	r.hc.c.op = CS_OP_SUM;
+	r.hc.c.nranks = 2;
+	r.hc.c.count = 5;
+	r.verdict = v;
+	snprintf(r.backend, sizeof r.backend, "ref");
+	snprintf(r.check, sizeof r.check, "%s", v == CS_V_FAIL ? "value" : "");
+	snprintf(r.reason, sizeof r.reason, "%s", reason);
+	snprintf(r.repro, sizeof r.repro, "collspec run --ranks 2");
+	return r;
+}
+
+/* Open a report on a scratch stream, add verdicts, close: exit code. */
+static int run_report(const cs_verdict_t *v, int n, int fail_on_warn,
+		      char *out, size_t outn)
+{
+	cs_report_opts_t o;
+	cs_report_t *rep;
+	FILE *f = tmpfile();
+	size_t got;
+	int i, code;
+
+	memset(&o, 0, sizeof o);
+	o.backend = "ref";
+	o.suite = "quick";
+	o.fail_on_warn = fail_on_warn;
+	o.out = f;
+	assert_int_equal(cs_report_open(&o, &rep), CS_OK);
+	for (i = 0; i < n; i++) {
+		cs_result_t r = result((size_t)i, v[i], "why");
+		cs_report_add(rep, &r);
+	}
+	code = cs_report_close(rep);
+	rewind(f);
+	got = fread(out, 1, outn - 1, f);
+	out[got] = '\0';
+	fclose(f);
+	return code;
+}
+
+static void test_exit_codes(void **state)
+{
+	const cs_verdict_t pass[] = {CS_V_PASS, CS_V_INFO, CS_V_SKIP};
+	const cs_verdict_t fail[] = {CS_V_PASS, CS_V_FAIL};
+	const cs_verdict_t skip[] = {CS_V_SKIP, CS_V_SKIP};
+	const cs_verdict_t warn[] = {CS_V_PASS, CS_V_WARN};
+	static char out[65536];
+
+	(void)state;
+	assert_int_equal(run_report(pass, 3, 0, out, sizeof out), 0);
+	assert_non_null(strstr(out, "collspec: 3 cases: 2 passed, 0 failed, 1 "
+			       "skipped, 0 warned"));
+	assert_non_null(strstr(out, "\n2 passed, 0 failed\n"));
+	assert_int_equal(run_report(fail, 2, 0, out, sizeof out), 1);
+	assert_non_null(strstr(out, "\n1 passed, 1 failed\n"));
+	assert_non_null(strstr(out, "re-run: collspec run --ranks 2"));
+	assert_int_equal(run_report(skip, 2, 0, out, sizeof out), 1);
+	assert_non_null(strstr(out, "every case was skipped"));
+	assert_int_equal(run_report(warn, 2, 0, out, sizeof out), 0);
+	assert_int_equal(run_report(warn, 2, 1, out, sizeof out), 1);
+	assert_int_equal(run_report(NULL, 0, 0, out, sizeof out), 1);
+	/* the per-collective summary counts each verdict */
+	assert_int_equal(run_report(pass, 3, 0, out, sizeof out), 0);
+	assert_non_null(strstr(out, "  allreduce           3      1      1      "
+			       "0      1      0\n"));
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	static char buf[1 << 16];
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static int count_of(const char *s, const char *what)
+{
+	int n = 0;
+
+	while ((s = strstr(s, what)) != NULL)
+		n++, s++;
+	return n;
+}
+
+/* After every case both files are complete documents. */
+static void test_files_valid_after_each_case(void **state)
+{
+	cs_report_opts_t o;
+	cs_report_t *rep;
+	cs_result_t r;
+	char want[64];
+	int i;
+
+	(void)state;
+	make_paths();
+	memset(&o, 0, sizeof o);
+	o.json = json_path;
+	o.junit = junit_path;
+	o.backend = "ref";
+	o.suite = "quick";
+	o.out = tmpfile();
+	assert_int_equal(cs_report_open(&o, &rep), CS_OK);
+	for (i = 0; i < 4; i++) {
+		char *x;
+		r = result((size_t)i, i == 2 ? CS_V_FAIL : CS_V_PASS,
+			   "a<b & \"c\"");
+		cs_report_add(rep, &r);
+		x = slurp(junit_path);
+		assert_int_equal(count_of(x, "<testcase "), i + 1);
+		assert_int_equal(count_of(x, "</testcase>"), i + 1);
+		snprintf(want, sizeof want, "tests=\"%d\"", i + 1);
+		assert_non_null(strstr(x, want));
+		assert_int_equal(strcmp(x + strlen(x) - strlen(TAIL), TAIL), 0);
+		assert_int_equal(count_of(slurp(json_path), "\n"), i + 1);
+	}
+	assert_int_equal(cs_report_close(rep), 1);
+	{
+		char *x = slurp(junit_path);
+		assert_int_equal(count_of(x, "<failure "), 1);
+		assert_non_null(strstr(x, "failures=\"1\""));
+		assert_non_null(strstr(x, "message=\"a&lt;b &amp; &quot;c&quot;\""));
+		assert_null(strstr(x, "a<b"));
+	}
+	{
+		char *save, *ln = strtok_r(slurp(json_path), "\n", &save);
+		ln = strtok_r(NULL, "\n", &save);
+		ln = strtok_r(NULL, "\n", &save); /* the third case */
+		assert_int_equal(cs_result_from_json(ln, &r), CS_OK);
+		assert_int_equal(r.verdict, CS_V_FAIL);
+		assert_int_equal(r.hc.index, 2);
+		assert_string_equal(r.reason, "a<b & \"c\"");
+	}
+	remove(json_path);
+	remove(junit_path);
+}
+
+static void test_abort_marks_files(void **state)
+{
+	cs_report_opts_t o;
+	cs_report_t *rep;
+	cs_result_t r = result(0, CS_V_PASS, "");
+	char *x;
+
+	(void)state;
+	make_paths();
+	memset(&o, 0, sizeof o);
+	o.json = json_path;
+	o.junit = junit_path;
+	o.backend = "ref";
+	o.suite = "quick";
+	o.out = tmpfile();
+	assert_int_equal(cs_report_open(&o, &rep), CS_OK);
+	cs_report_add(rep, &r);
+	cs_report_abort(rep, "mpiexec vanished <x>");
+	x = slurp(junit_path);
+	assert_non_null(strstr(x, "<error message=\"mpiexec vanished &lt;x&gt;\""));
+	assert_non_null(strstr(x, "errors=\"1\""));
+	assert_int_equal(strcmp(x + strlen(x) - strlen(TAIL), TAIL), 0);
+	assert_non_null(strstr(slurp(json_path), "\"aborted\":true"));
+	remove(json_path);
+	remove(junit_path);
+}
+
+static void test_unwritable_path(void **state)
+{
+	cs_report_opts_t o;
+	cs_report_t *rep = NULL;
+
+	(void)state;
+	memset(&o, 0, sizeof o);
+	o.junit = "/nonexistent-dir/r.xml";
+	o.backend = "ref";
+	o.suite = "quick";
+	assert_int_equal(cs_report_open(&o, &rep), CS_ERR_IO);
+	assert_null(rep);
+	assert_non_null(strstr(cs_last_error(), "/nonexistent-dir/r.xml"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exit_codes),
+		cmocka_unit_test(test_files_valid_after_each_case),
+		cmocka_unit_test(test_abort_marks_files),
+		cmocka_unit_test(test_unwritable_path),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,672 @@
+/*
+ * test_suite.c - the quick and full suites (conformance/suite.c).
+ *
+ * The rules a suite must keep are restated here, independently of the
+ * generator: which factor values go together (op "none" exactly for the
+ * collectives that do not reduce, a root exactly for the rooted ones, an
+ * alltoallv pattern exactly for alltoallv) and the quick suite's budget
+ * for the two large count classes. The coverage check then enumerates every
+ * pair of factor values those rules allow and looks for it in the list.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "harness.h"
+
+enum { F_COLL, F_DTYPE, F_OP, F_MODE, F_INPLACE, F_COMM, F_COUNT, F_ROOT,
+       F_MISALIGN, F_A2AV, NF };
+
+#define NA (-1)
+#define MAXV 40
+#define BIG_MIN ((size_t)1 << 20)
+#define MID 65537
+
+/* The values each factor may take in a list, and which of them it has. */
+struct dom {
+	long long v[NF][MAXV];
+	int n[NF];
+};
+
+static long long fval(const cs_hcase_t *h, int f)
+{
+	switch (f) {
+	case F_COLL: return h->c.coll;
+	case F_DTYPE: return h->c.dtype;
+	case F_OP: return h->c.op;
+	case F_MODE: return h->c.mode;
+	case F_INPLACE: return h->inplace;
+	case F_COMM: return h->comm;
+	case F_COUNT: return (long long)h->c.count;
+	case F_ROOT: return cs_coll_rooted(h->c.coll) ? h->c.root : NA;
+	case F_MISALIGN: return h->misalign;
+	default: return h->c.coll == CS_COLL_ALLTOALLV ? (long long)h->a2av_pattern
+						      : NA;
+	}
+}
+
+static int dom_index(const struct dom *d, int f, long long v)
+{
+	int i;
+
+	for (i = 0; i < d->n[f]; i++)
+		if (d->v[f][i] == v)
+			return i;
+	return -1;
+}
+
+static void dom_add(struct dom *d, int f, long long v)
+{
+	if (dom_index(d, f, v) < 0) {
+		assert_true(d->n[f] < MAXV);
+		d->v[f][d->n[f]++] = v;
+	}
+}
+
+/* Every value of every factor, then only those the filter keeps. */
+static void dom_expected(struct dom *d, int P, const cs_filter_t *f,
+			 const cs_hcase_t *cases, size_t n)
+{
+	int i;
+	size_t k;
+
+	memset(d, 0, sizeof *d);
+	for (i = 0; i < CS_NUM_COLLS; i++)
+		if (!f->colls || (f->colls >> i & 1))
+			dom_add(d, F_COLL, i);
+	for (i = 0; i < CS_NUM_DTYPES; i++)
+		if (!f->dtypes || (f->dtypes >> i & 1))
+			dom_add(d, F_DTYPE, i);
+	for (i = 0; i <= CS_NUM_OPS; i++)
+		if (!f->ops || (f->ops >> i & 1))
+			dom_add(d, F_OP, i);
+	for (i = 0; i < CS_NUM_MODES; i++)
+		if (!f->modes || (f->modes >> i & 1))
+			dom_add(d, F_MODE, i);
+	for (i = 0; i < 2; i++)
+		if (f->inplace < 0 || f->inplace == i)
+			dom_add(d, F_INPLACE, i);
+	for (i = 0; i < (P == 1 && !f->comms ? 1 : CS_NUM_COMMVARS); i++)
+		if (!f->comms || (f->comms >> i & 1))
+			dom_add(d, F_COMM, i);
+	dom_add(d, F_ROOT, NA);
+	if (f->root < 0) {
+		dom_add(d, F_ROOT, 0);
+		dom_add(d, F_ROOT, P - 1);
+		dom_add(d, F_ROOT, P / 2);
+	} else if (f->root < P) {
+		dom_add(d, F_ROOT, f->root);
+	}
+	for (i = 0; i < 2; i++)
+		if (f->misalign < 0 || f->misalign == i)
+			dom_add(d, F_MISALIGN, i);
+	dom_add(d, F_A2AV, NA);
+	for (i = 0; i < CS_NUM_A2AV; i++)
+		if (!f->a2av || (f->a2av >> i & 1))
+			dom_add(d, F_A2AV, i);
+	/* counts: the explicit ones, or the classes the list shows (their
+	 * presence is checked by test_quick_count_classes) */
+	for (i = 0; i < f->ncounts; i++)
+		dom_add(d, F_COUNT, (long long)f->counts[i]);
+	for (k = 0; !f->ncounts && k < n; k++)
+		dom_add(d, F_COUNT, (long long)cases[k].c.count);
+}
+
+/* Input elements the checker generates for the case (its work). */
+static double work(cs_coll_t coll, size_t count, int P)
+{
+	cs_case_t c;
+	double w = 0;
+	int r;
+
+	memset(&c, 0, sizeof c);
+	c.coll = coll == CS_COLL_ALLTOALLV ? CS_COLL_ALLTOALL : coll;
+	c.nranks = P;
+	c.count = count;
+	for (r = 0; r < P; r++)
+		w += (double)cs_case_send_count(&c, r) +
+		     (double)cs_case_recv_count(&c, r) *
+			     (cs_coll_reduces(coll) ? P : 1);
+	return w;
+}
+
+/* The quick suite's budget, restated from suite.c's comment. */
+static int budget_ok(int coll, int dtype, int op, size_t count, int P)
+{
+	if (count >= BIG_MIN)
+		return (coll == CS_COLL_ALLREDUCE || coll == CS_COLL_BROADCAST ||
+			coll == CS_COLL_REDUCE || coll == CS_COLL_SENDRECV) &&
+		       cs_dtype_size((cs_dtype_t)dtype) <= 2 &&
+		       (op == CS_OP_NONE || op == CS_OP_SUM);
+	if (count == MID)
+		return work((cs_coll_t)coll, count, P) <= (double)(8u << 20);
+	return 1;
+}
+
+/* The rules, on a row of values where -2 means "any". */
+static int row_ok(const long long *x, int P, int budget)
+{
+	int c = (int)x[F_COLL];
+
+	if (x[F_OP] != -2 && (x[F_OP] == CS_OP_NONE) == cs_coll_reduces(c))
+		return 0;
+	if (x[F_ROOT] != -2 && (x[F_ROOT] == NA) == cs_coll_rooted(c))
+		return 0;
+	if (x[F_A2AV] != -2 && (x[F_A2AV] == NA) == (c == CS_COLL_ALLTOALLV))
+		return 0;
+	return !budget || budget_ok(c, (int)x[F_DTYPE], (int)x[F_OP],
+				    (size_t)x[F_COUNT], P);
+}
+
+/* Whether some case of the domain holds x's fixed values (brute force over
+ * the constrained factors left free). */
+static int allowed(const struct dom *d, long long *x, int P, int budget)
+{
+	static const int free_f[] = {F_COLL, F_DTYPE, F_OP, F_COUNT};
+	int k, i;
+
+	for (k = 0; k < 4 && x[free_f[k]] != -2; k++)
+		;
+	if (k == 4)
+		return row_ok(x, P, budget);
+	for (i = 0; i < d->n[free_f[k]]; i++) {
+		int ok;
+		x[free_f[k]] = d->v[free_f[k]][i];
+		ok = allowed(d, x, P, budget);
+		x[free_f[k]] = -2;
+		if (ok)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The list covers every pair of values the rules allow, and every allowed
+ * (coll, dtype, op) triple; no case breaks a rule. Returns the number of
+ * required pairs.
+ */
+static size_t check_coverage(const cs_hcase_t *h, size_t n, const struct dom *d,
+			     int P, int budget)
+{
+	static unsigned char seen[NF][NF][MAXV][MAXV];
+	static unsigned char tri[CS_NUM_COLLS][CS_NUM_DTYPES][CS_NUM_OPS + 1];
+	long long x[NF];
+	size_t k, need = 0;
+	int i, j, a, b;
+
+	memset(seen, 0, sizeof seen);
+	memset(tri, 0, sizeof tri);
+	for (k = 0; k < n; k++) {
+		for (i = 0; i < NF; i++)
+			x[i] = fval(&h[k], i);
+		assert_true(row_ok(x, P, budget));
+		for (i = 0; i < NF; i++) {
+			assert_in_range(dom_index(d, i, x[i]), 0, MAXV);
+			for (j = i + 1; j < NF; j++)
+				seen[i][j][dom_index(d, i, x[i])]
+				    [dom_index(d, j, x[j])] = 1;
+		}
+		tri[h[k].c.coll][h[k].c.dtype][h[k].c.op] = 1;
+	}
+	for (i = 0; i < NF; i++)
+		x[i] = -2;
+	for (i = 0; i < NF; i++)
+		for (j = i + 1; j < NF; j++)
+			for (a = 0; a < d->n[i]; a++)
+				for (b = 0; b < d->n[j]; b++) {
+					x[i] = d->v[i][a];
+					x[j] = d->v[j][b];
+					if (allowed(d, x, P, budget)) {
+						need++;
+						if (!seen[i][j][a][b])
+							fail_msg("P=%d: pair f%d=%lld f%d=%lld "
+								 "not covered", P, i, x[i], j, x[j]);
+					}
+					x[i] = x[j] = -2;
+				}
+	for (a = 0; a < d->n[F_COLL]; a++)
+		for (b = 0; b < d->n[F_DTYPE]; b++)
+			for (i = 0; i < d->n[F_OP]; i++) {
+				x[F_COLL] = d->v[F_COLL][a];
+				x[F_DTYPE] = d->v[F_DTYPE][b];
+				x[F_OP] = d->v[F_OP][i];
+				if (allowed(d, x, P, budget) &&
+				    !tri[x[F_COLL]][x[F_DTYPE]][x[F_OP]])
+					fail_msg("P=%d: triple %s %s %s missing", P,
+						 cs_coll_name((cs_coll_t)x[F_COLL]),
+						 cs_dtype_name((cs_dtype_t)x[F_DTYPE]),
+						 cs_op_name((cs_op_t)x[F_OP]));
+				x[F_COLL] = x[F_DTYPE] = x[F_OP] = -2;
+			}
+	return need;
+}
+
+/* cs_case_validate with the alltoallv matrix the worker would build. */
+static void assert_valid(const cs_hcase_t *h)
+{
+	size_t P = (size_t)h->c.nranks, *M = malloc(P * P * sizeof *M);
+	cs_case_t c = h->c;
+
+	assert_non_null(M);
+	assert_null(c.a2av_counts);
+	cs_a2av_matrix(h->a2av_pattern, (int)P, c.count, c.seed, M);
+	if (c.coll == CS_COLL_ALLTOALLV)
+		c.a2av_counts = M;
+	else
+		assert_int_equal(c.a2av_gap, 0);
+	if (cs_case_validate(&c) != CS_OK)
+		fail_msg("invalid case %zu: %s", h->index, cs_last_error());
+	free(M);
+}
+
+static void build(const char *name, int P, const cs_filter_t *f,
+		  cs_hcase_t **out, size_t *n)
+{
+	cs_status_t st = cs_suite_build(name, P, f, out, n);
+
+	if (st != CS_OK)
+		fail_msg("cs_suite_build(%s, %d): %s", name, P, cs_last_error());
+}
+
+static void test_quick_covers_pairs(void **state)
+{
+	cs_filter_t f;
+	struct dom d;
+	cs_hcase_t *h;
+	size_t n, k;
+	int P;
+
+	cs_filter_init(&f);
+	for (P = 1; P <= 8; P++) {
+		double w = 0;
+		size_t need;
+
+		build("quick", P, &f, &h, &n);
+		dom_expected(&d, P, &f, h, n);
+		need = check_coverage(h, n, &d, P, 1);
+		for (k = 0; k < n; k++) {
+			assert_int_equal(h[k].index, k);
+			assert_int_equal(h[k].c.nranks, P);
+			assert_int_equal(h[k].c.seed, 1);
+			assert_valid(&h[k]);
+			w += work(h[k].c.coll, h[k].c.count, P);
+		}
+		print_message("quick P=%d: %zu cases, %zu required pairs, "
+			      "checker work %.0f Mi elements\n", P, n, need,
+			      w / (1 << 20));
+		/* the 300 (coll, dtype, op) triples are a lower bound; the
+		 * generator gives 336 at every P, one that stopped choosing
+		 * values by the pairs they cover gives about 355 */
+		assert_in_range(n, 300, 345);
+		free(h);
+	}
+}
+
+static int is_prime(size_t x)
+{
+	size_t q;
+
+	for (q = 2; q * q <= x; q++)
+		if (x % q == 0)
+			return 0;
+	return x >= 2;
+}
+
+static int has_count(const cs_hcase_t *h, size_t n, size_t c)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if (h[k].c.count == c)
+			return 1;
+	return 0;
+}
+
+/* The boundary classes: 0, 1, P-1, P+1, a small prime, a count not
+ * divisible by P, one above a power of two, about a million. */
+static void test_quick_count_classes(void **state)
+{
+	cs_hcase_t *h;
+	size_t n, k;
+	int P;
+
+	for (P = 1; P <= 8; P++) {
+		int prime = 0, nodiv = 0, pow2 = 0, big = 0;
+
+		build("quick", P, NULL, &h, &n);
+		assert_true(has_count(h, n, 0) && has_count(h, n, 1));
+		assert_true(has_count(h, n, (size_t)P - 1));
+		assert_true(has_count(h, n, (size_t)P + 1));
+		for (k = 0; k < n; k++) {
+			size_t c = h[k].c.count;
+			prime |= is_prime(c) && c >= 7 && c != (size_t)P + 1 &&
+				 c != (size_t)P - 1 && c < 100;
+			nodiv |= c > (size_t)P + 1 && c % (size_t)P != 0;
+			pow2 |= c >= 1025 && ((c - 1) & (c - 2)) == 0;
+			big |= c >= BIG_MIN && c < 2 * BIG_MIN;
+		}
+		assert_true(prime && pow2 && big);
+		assert_true(nodiv || P == 1);
+		free(h);
+	}
+}
+
+/* Roots 0, P-1 and the middle; alltoallv gaps zero and non-zero. */
+static void test_quick_roots_and_gaps(void **state)
+{
+	int roots[8] = {0}, gap0 = 0, gap = 0, pats = 0;
+	cs_hcase_t *h;
+	size_t n, k;
+
+	build("quick", 8, NULL, &h, &n);
+	for (k = 0; k < n; k++) {
+		if (cs_coll_rooted(h[k].c.coll))
+			roots[h[k].c.root] = 1;
+		else
+			assert_int_equal(h[k].c.root, 0);
+		if (h[k].c.coll != CS_COLL_ALLTOALLV)
+			continue;
+		gap0 |= h[k].c.a2av_gap == 0;
+		gap |= h[k].c.a2av_gap > 0;
+		pats |= 1 << h[k].a2av_pattern;
+	}
+	assert_true(roots[0] && roots[7] && roots[4]);
+	assert_true(gap0 && gap);
+	assert_int_equal(pats, (1 << CS_NUM_A2AV) - 1);
+	free(h);
+}
+
+static void test_deterministic(void **state)
+{
+	const char *names[2] = {"quick", "full"};
+	cs_hcase_t *a, *b;
+	size_t na, nb;
+	int P, s;
+
+	for (s = 0; s < 2; s++)
+		for (P = 1; P <= 8; P += s ? 7 : 1) {
+			build(names[s], P, NULL, &a, &na);
+			build(names[s], P, NULL, &b, &nb);
+			assert_int_equal(na, nb);
+			assert_memory_equal(a, b, na * sizeof *a);
+			free(a);
+			free(b);
+		}
+}
+
+/* The filter that names exactly case h, as a reproducer does. */
+static void single_filter(const cs_hcase_t *h, cs_filter_t *f)
+{
+	cs_filter_init(f);
+	f->colls = 1u << h->c.coll;
+	f->dtypes = 1u << h->c.dtype;
+	f->ops = 1u << h->c.op;
+	f->modes = 1u << h->c.mode;
+	f->comms = 1u << h->comm;
+	f->a2av = 1u << h->a2av_pattern;
+	f->counts[0] = h->c.count;
+	f->ncounts = 1;
+	f->inplace = h->inplace;
+	f->root = h->c.root;
+	f->misalign = h->misalign;
+	f->has_seed = 1;
+	f->seed = h->c.seed;
+}
+
+/* The same, naming op, root and pattern only where the collective has
+ * them, as the reproducer line does. */
+static void repro_filter(const cs_hcase_t *h, cs_filter_t *f)
+{
+	single_filter(h, f);
+	if (!cs_coll_reduces(h->c.coll))
+		f->ops = 0;
+	if (!cs_coll_rooted(h->c.coll))
+		f->root = -1;
+	if (h->c.coll != CS_COLL_ALLTOALLV)
+		f->a2av = 0;
+}
+
+static void assert_one_case(const char *suite, int P, const cs_filter_t *f,
+			    const cs_hcase_t *want)
+{
+	cs_hcase_t *h, w = *want;
+	size_t n;
+
+	build(suite, P, f, &h, &n);
+	assert_int_equal(n, 1);
+	w.index = 0;
+	assert_memory_equal(h, &w, sizeof w);
+	free(h);
+}
+
+/* Every case of the quick suite, named by single-valued filters, is
+ * exactly one case, identical to it, in both suites; so it is when the
+ * filters leave out what the collective does not take. */
+static void test_single_valued_filters(void **state)
+{
+	cs_filter_t f;
+	cs_hcase_t *h, want;
+	size_t n, k;
+	int P;
+
+	for (P = 1; P <= 8; P += 7) {
+		build("quick", P, NULL, &h, &n);
+		for (k = 0; k < n; k++) {
+			single_filter(&h[k], &f);
+			assert_one_case("quick", P, &f, &h[k]);
+			assert_one_case("full", P, &f, &h[k]);
+			repro_filter(&h[k], &f);
+			assert_one_case("quick", P, &f, &h[k]);
+		}
+		free(h);
+	}
+	/* a case outside the suite: explicit values win over the budget */
+	memset(&want, 0, sizeof want);
+	want.c = (cs_case_t){CS_COLL_ALLTOALLV, CS_DTYPE_FLOAT64, CS_OP_NONE,
+			     CS_MODE_SPECIAL, 5, 0, 3000001, 99, NULL, 3};
+	want.inplace = 1;
+	want.comm = CS_COMM_ODDEVEN;
+	want.misalign = 0;
+	want.a2av_pattern = CS_A2AV_UNEVEN;
+	single_filter(&want, &f);
+	f.root = -1;
+	assert_one_case("quick", 5, &f, &want);
+	f.ops = 0; /* alltoallv takes no op: "all ops" is the same one case */
+	assert_one_case("quick", 5, &f, &want);
+}
+
+static void test_filters_restrict(void **state)
+{
+	cs_filter_t f;
+	struct dom d;
+	cs_hcase_t *h;
+	size_t n, k;
+
+	cs_filter_init(&f);
+	f.colls = 1u << CS_COLL_ALLREDUCE | 1u << CS_COLL_ALLTOALLV |
+		  1u << CS_COLL_GATHER;
+	f.dtypes = 1u << CS_DTYPE_FLOAT16 | 1u << CS_DTYPE_INT32;
+	f.counts[0] = 5;
+	f.counts[1] = 1000;
+	f.ncounts = 2;
+	f.inplace = 1;
+	f.has_seed = 1;
+	f.seed = 42;
+	build("quick", 4, &f, &h, &n);
+	dom_expected(&d, 4, &f, h, n);
+	check_coverage(h, n, &d, 4, 0);
+	for (k = 0; k < n; k++) {
+		assert_true(f.colls >> h[k].c.coll & 1);
+		assert_true(f.dtypes >> h[k].c.dtype & 1);
+		assert_true(h[k].c.count == 5 || h[k].c.count == 1000);
+		assert_int_equal(h[k].inplace, 1);
+		assert_int_equal(h[k].c.seed, 42);
+	}
+	free(h);
+
+	/* op sum: only reductions, all with sum; root 2: every rooted case */
+	cs_filter_init(&f);
+	f.ops = 1u << CS_OP_SUM;
+	f.root = 2;
+	build("quick", 4, &f, &h, &n);
+	assert_true(n > 0);
+	for (k = 0; k < n; k++) {
+		assert_int_equal(h[k].c.op, CS_OP_SUM);
+		if (cs_coll_rooted(h[k].c.coll))
+			assert_int_equal(h[k].c.root, 2);
+	}
+	free(h);
+
+	/* a root beyond the world leaves no rooted case */
+	cs_filter_init(&f);
+	f.root = 5;
+	build("full", 4, &f, &h, &n);
+	for (k = 0; k < n; k++)
+		assert_false(cs_coll_rooted(h[k].c.coll));
+	free(h);
+}
+
+static int hcase_cmp(const void *a, const void *b)
+{
+	cs_hcase_t x = *(const cs_hcase_t *)a, y = *(const cs_hcase_t *)b;
+
+	x.index = y.index = 0;
+	return memcmp(&x, &y, sizeof x);
+}
+
+/* full: valid, distinct, and as many as the product of the factors. */
+static void test_full_is_the_product(void **state)
+{
+	int Ps[3] = {1, 3, 8}, i, c;
+
+	for (i = 0; i < 3; i++) {
+		int P = Ps[i], ncomm = P == 1 ? 1 : CS_NUM_COMMVARS;
+		int nroot = P == 1 ? 1 : 2;
+		cs_hcase_t *q, *h;
+		size_t nq, n, k, counts = 0, want = 0;
+
+		build("quick", P, NULL, &q, &nq);
+		for (k = 0; k < nq; k++) {
+			size_t j;
+			for (j = 0; j < k && q[j].c.count != q[k].c.count; j++)
+				;
+			counts += j == k;
+		}
+		free(q);
+		for (c = 0; c < CS_NUM_COLLS; c++)
+			want += (size_t)CS_NUM_DTYPES *
+				(cs_coll_reduces(c) ? CS_NUM_OPS : 1) *
+				CS_NUM_MODES * 2 * ncomm * counts *
+				(cs_coll_rooted(c) ? nroot : 1) *
+				(c == CS_COLL_ALLTOALLV ? CS_NUM_A2AV : 1) * 2;
+		build("full", P, NULL, &h, &n);
+		print_message("full P=%d: %zu cases\n", P, n);
+		assert_int_equal(n, want);
+		for (k = 0; k < n; k++)
+			if (P < 8 || k % 97 == 0)
+				assert_valid(&h[k]);
+		qsort(h, n, sizeof *h, hcase_cmp);
+		for (k = 1; k < n; k++)
+			assert_int_not_equal(hcase_cmp(&h[k - 1], &h[k]), 0);
+		free(h);
+	}
+}
+
+static void test_bad_arguments(void **state)
+{
+	cs_filter_t f;
+	cs_hcase_t *h = NULL;
+	size_t n = 0;
+
+	cs_filter_init(&f);
+	assert_int_equal(cs_suite_build("slow", 4, &f, &h, &n), CS_ERR_INVALID);
+	assert_non_null(strstr(cs_last_error(), "quick"));
+	assert_int_equal(cs_suite_build("quick", 0, &f, &h, &n), CS_ERR_INVALID);
+	assert_int_equal(cs_suite_build(NULL, 4, &f, &h, &n), CS_ERR_INVALID);
+	assert_int_equal(cs_suite_build("quick", 4, &f, NULL, &n),
+			 CS_ERR_INVALID);
+	f.colls = 1u << CS_NUM_COLLS;
+	assert_int_equal(cs_suite_build("quick", 4, &f, &h, &n), CS_ERR_INVALID);
+	cs_filter_init(&f);
+	f.inplace = 2;
+	assert_int_equal(cs_suite_build("quick", 4, &f, &h, &n), CS_ERR_INVALID);
+	cs_filter_init(&f);
+	f.misalign = -2;
+	assert_int_equal(cs_suite_build("full", 4, &f, &h, &n), CS_ERR_INVALID);
+	cs_filter_init(&f);
+	f.ncounts = 33;
+	assert_int_equal(cs_suite_build("full", 4, &f, &h, &n), CS_ERR_INVALID);
+	/* a count whose buffer size overflows */
+	cs_filter_init(&f);
+	f.colls = 1u << CS_COLL_ALLGATHER;
+	f.counts[0] = SIZE_MAX / 4;
+	f.ncounts = 1;
+	assert_int_equal(cs_suite_build("quick", 8, &f, &h, &n),
+			 CS_ERR_OVERFLOW);
+	assert_null(h);
+}
+
+static void test_a2av_matrix(void **state)
+{
+	size_t M[64], M2[64], k;
+	int zero = 0, over = 0, zr = 0, zc = 0, s, d;
+
+	cs_a2av_matrix(CS_A2AV_UNIFORM, 8, 10, 1, M);
+	for (k = 0; k < 64; k++)
+		assert_int_equal(M[k], 10);
+	cs_a2av_matrix(CS_A2AV_UNEVEN, 8, 10, 1, M);
+	cs_a2av_matrix(CS_A2AV_UNEVEN, 8, 10, 1, M2);
+	assert_memory_equal(M, M2, sizeof M);
+	for (k = 0; k < 64; k++) {
+		assert_in_range(M[k], 0, 20);
+		zero += M[k] < 10;
+		over += M[k] > 10;
+	}
+	assert_true(zero > 0 && over > 0);
+	cs_a2av_matrix(CS_A2AV_UNEVEN, 8, 10, 2, M2);
+	assert_memory_not_equal(M, M2, sizeof M);
+	cs_a2av_matrix(CS_A2AV_ZEROROWS, 8, 10, 1, M);
+	for (s = 0; s < 8; s++) {
+		int row = 1, col = 1;
+		for (d = 0; d < 8; d++) {
+			row &= M[s * 8 + d] == 0;
+			col &= M[d * 8 + s] == 0;
+			assert_true(M[s * 8 + d] == 0 || M[s * 8 + d] == 10);
+		}
+		zr += row;
+		zc += col;
+	}
+	assert_true(zr > 0 && zc > 0 && zr < 8 && zc < 8);
+	cs_a2av_matrix(CS_A2AV_SPARSE, 8, 10, 1, M);
+	for (k = 0, zero = 0; k < 64; k++) {
+		zero += M[k] == 0;
+		assert_true(M[k] == 0 || M[k] > 10);
+	}
+	assert_true(zero > 32 && zero < 64);
+	for (s = 0; s < CS_NUM_A2AV; s++) {
+		cs_a2av_matrix((cs_a2av_pattern_t)s, 8, 0, 3, M);
+		for (k = 0; k < 64; k++)
+			assert_int_equal(M[k], 0);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_quick_covers_pairs),
+		cmocka_unit_test(test_quick_count_classes),
+		cmocka_unit_test(test_quick_roots_and_gaps),
+		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_single_valued_filters),
+		cmocka_unit_test(test_filters_restrict),
+		cmocka_unit_test(test_full_is_the_product),
+		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_a2av_matrix),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

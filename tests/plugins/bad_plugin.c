@@ -1,0 +1,159 @@
+/*
+ * bad_plugin.c - a deliberately wrong plugin, for the harness's tests: an
+ * allreduce (sum only) over MPI_Allreduce in which the last rank drops its
+ * contribution to the last element. Every allreduce sum case with
+ * count >= 1 must be reported FAIL (at P = 1 too: the last rank is rank 0,
+ * and the last element comes back 0), unless that input element happens
+ * to be zero; every other case SKIP. int8 and uint8 are declined: Open
+ * MPI's vectorised MPI_SUM saturates them (open-mpi/ompi#8045), which
+ * would add failures that are not this plugin's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <limits.h>
+#include <mpi.h>
+#include "collspec/backend.h"
+
+struct bad_comm {
+	MPI_Comm comm;
+};
+
+static char bad_err[256];
+
+static MPI_Datatype bad_mpi_type(cs_dtype_t d)
+{
+	switch (d) {
+	case CS_DTYPE_INT32: return MPI_INT32_T;
+	case CS_DTYPE_UINT32: return MPI_UINT32_T;
+	case CS_DTYPE_INT64: return MPI_INT64_T;
+	case CS_DTYPE_UINT64: return MPI_UINT64_T;
+	case CS_DTYPE_FLOAT32: return MPI_FLOAT;
+	case CS_DTYPE_FLOAT64: return MPI_DOUBLE;
+	default: return MPI_DATATYPE_NULL;
+	}
+}
+
+static size_t bad_size(cs_dtype_t d)
+{
+	int n = 0;
+
+	MPI_Type_size(bad_mpi_type(d), &n);
+	return (size_t)n;
+}
+
+static int bad_wrap(MPI_Comm comm, cs_bcomm_t *out)
+{
+	struct bad_comm *c = malloc(sizeof *c);
+
+	if (!c) {
+		snprintf(bad_err, sizeof bad_err, "out of memory");
+		return 1;
+	}
+	c->comm = comm;
+	*out = c;
+	return 0;
+}
+
+static int bad_init(const cs_bootstrap_t *world, const char *options,
+		    cs_bcomm_t *out)
+{
+	MPI_Comm comm;
+
+	(void)options;
+	if (!world->mpi_comm) {
+		snprintf(bad_err, sizeof bad_err, "needs the harness's MPI");
+		return 1;
+	}
+	MPI_Comm_dup(*(const MPI_Comm *)world->mpi_comm, &comm);
+	return bad_wrap(comm, out);
+}
+
+static int bad_split(cs_bcomm_t c, int color, int key,
+		     const cs_bootstrap_t *sub, cs_bcomm_t *out)
+{
+	MPI_Comm comm;
+
+	(void)sub;
+	MPI_Comm_split(((struct bad_comm *)c)->comm, color, key, &comm);
+	return bad_wrap(comm, out);
+}
+
+static int bad_free(cs_bcomm_t c)
+{
+	int rc = MPI_Comm_free(&((struct bad_comm *)c)->comm);
+
+	free(c);
+	return rc;
+}
+
+static int bad_supports(cs_bcomm_t c, const cs_backend_query_t *q,
+			char *reason, size_t len)
+{
+	(void)c;
+	if (q->op == CS_OP_SUM && bad_mpi_type(q->dtype) != MPI_DATATYPE_NULL &&
+	    q->count <= INT_MAX)
+		return 1;
+	snprintf(reason, len, "the bad plugin only sums 32- and 64-bit "
+		 "integers and floats");
+	return 0;
+}
+
+static int bad_allreduce(const void *s, void *r, size_t count, cs_dtype_t d,
+			 cs_op_t op, const void *scalar, cs_bcomm_t c,
+			 void *stream)
+{
+	struct bad_comm *bc = c;
+	size_t es = bad_size(d);
+	int rank, size;
+
+	(void)op;
+	(void)scalar;
+	(void)stream;
+	MPI_Comm_rank(bc->comm, &rank);
+	MPI_Comm_size(bc->comm, &size);
+	if (s != r)
+		memcpy(r, s, count * es);
+	/* THE BUG: the last rank's last element does not take part */
+	if (rank == size - 1 && count > 0)
+		memset((char *)r + (count - 1) * es, 0, es);
+	return MPI_Allreduce(MPI_IN_PLACE, r, (int)count, bad_mpi_type(d),
+			     MPI_SUM, bc->comm);
+}
+
+static int bad_sync(cs_bcomm_t c, void *stream)
+{
+	(void)c;
+	(void)stream;
+	return 0;
+}
+
+static const char *bad_error_string(cs_bcomm_t c, int err)
+{
+	(void)c;
+	(void)err;
+	return bad_err[0] ? bad_err : "MPI error";
+}
+
+static const cs_backend_t bad_backend = {
+	.abi_version = CS_BACKEND_ABI_VERSION,
+	.struct_size = sizeof(cs_backend_t),
+	.name = "bad",
+	.description = "a deliberately wrong allreduce (tests only)",
+	.mem_kind = CS_MEM_HOST,
+	.proc_model = CS_PROC_RANK_PER_PROCESS,
+	.init = bad_init,
+	.comm_split = bad_split,
+	.comm_free = bad_free,
+	.supports = bad_supports,
+	.allreduce = bad_allreduce,
+	.synchronize = bad_sync,
+	.error_string = bad_error_string,
+};
+
+__attribute__((visibility("default")))
+const cs_backend_t *collspec_backend(uint32_t harness_abi_version)
+{
+	(void)harness_abi_version;
+	return &bad_backend;
+}
