@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include <mpi.h>
 #include "collspec.h"
+#include "backend_nccl.h"
+#include "devmem.h"
 
 /* ---- bootstrap over MPI -------------------------------------------------- */
 
@@ -120,10 +122,15 @@ cs_status_t cs_backend_validate(const cs_backend_t *b, const char *origin)
 	if (b->mem_kind != CS_MEM_HOST && b->mem_kind != CS_MEM_CUDA)
 		return cs_error(CS_ERR_INVALID, "%s: unknown memory kind %d",
 				origin, (int)b->mem_kind);
-	if (b->proc_model != CS_PROC_RANK_PER_PROCESS)
-		return cs_error(CS_ERR_UNSUPPORTED, "%s: process model 'all ranks "
-				"in one process' is not supported by this collspec "
-				"run yet (launch one rank per process)", origin);
+	if (b->proc_model != CS_PROC_RANK_PER_PROCESS &&
+	    b->proc_model != CS_PROC_ALL_IN_PROCESS)
+		return cs_error(CS_ERR_INVALID, "%s: unknown process model %d",
+				origin, (int)b->proc_model);
+	if (b->proc_model == CS_PROC_ALL_IN_PROCESS &&
+	    (!b->group_start || !b->group_end))
+		return cs_error(CS_ERR_INVALID, "%s: process model 'all ranks in "
+				"one process' needs group_start and group_end",
+				origin);
 	return CS_OK;
 }
 
@@ -173,6 +180,14 @@ static cs_status_t load_plugin(const char *path, const cs_backend_t **out)
 	return cs_backend_validate(b, origin);
 }
 
+/* The nccl backends by name; NULL when not built. */
+static const cs_backend_t *nccl_named(const char *spec)
+{
+	if (strcmp(spec, "nccl") == 0)
+		return cs_backend_nccl();
+	return cs_backend_nccl_local();
+}
+
 cs_status_t cs_backend_load(const char *spec, const cs_backend_t **out)
 {
 	const cs_backend_t *b = NULL;
@@ -185,17 +200,50 @@ cs_status_t cs_backend_load(const char *spec, const cs_backend_t **out)
 		b = cs_backend_ref();
 	else if (strcmp(spec, "mpi") == 0)
 		b = cs_backend_mpi();
+	else if (strcmp(spec, "nccl") == 0 || strcmp(spec, "nccl-local") == 0)
+		if (!(b = nccl_named(spec)))
+			return cs_error(CS_ERR_UNSUPPORTED, "backend '%s' is not "
+					"built into this collspec: it needs CUDA "
+					"and NCCL 2.13 or newer at build time",
+					spec);
 	if (!b)
 		return cs_error(CS_ERR_INVALID, "unknown backend '%s'; valid "
-				"backends: ref mpi plugin:PATH", spec);
+				"backends: ref mpi nccl nccl-local plugin:PATH",
+				spec);
 	*out = b;
 	return cs_backend_validate(b, spec);
 }
 
+int cs_backend_finds_devices(const cs_backend_t *b)
+{
+	return b && (b == cs_backend_nccl() || b == cs_backend_nccl_local());
+}
+
+const char *cs_backend_init_skip(const cs_backend_t *b, int rc)
+{
+	if (!cs_backend_finds_devices(b))
+		return NULL;
+	if (rc == CS_NCCL_ERR_NODEV)
+		return CS_NODEV_SKIP;
+	if (rc == CS_NCCL_ERR_FEWDEV)
+		return "fewer CUDA devices than ranks: NCCL needs one GPU per "
+		       "rank";
+	return NULL;
+}
+
 void cs_backend_print_list(FILE *out)
 {
+	const cs_backend_t *nccl[2] = { cs_backend_nccl(),
+					cs_backend_nccl_local() };
+	static const char *const names[2] = { "nccl", "nccl-local" };
+	int i;
+
 	fprintf(out, "  %-14s %s\n", "ref", cs_backend_ref()->description);
 	fprintf(out, "  %-14s %s\n", "mpi", cs_backend_mpi()->description);
+	for (i = 0; i < 2; i++)
+		fprintf(out, "  %-14s %s\n", names[i], nccl[i] ?
+			nccl[i]->description : "(not built: needs CUDA and "
+			"NCCL 2.13+ at build time)");
 	fprintf(out, "  %-14s %s\n", "plugin:PATH",
 		"a shared object exporting collspec_backend() "
 		"(collspec/backend.h)");

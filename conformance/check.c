@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collspec.h"
+#include "devmem.h"
 #include "csref/arith.h"
 #include "csref/gen.h"
 #include "csref/oracle.h"
@@ -177,6 +178,7 @@ static cs_status_t gbuf_alloc(cs_gbuf_t *b, size_t elems, size_t esize,
 	b->data = b->alloc + pre;
 	b->elems = elems;
 	b->pre = pre;
+	b->bytes = bytes;
 	return CS_OK;
 }
 
@@ -233,8 +235,65 @@ out_free:
 	return st;
 }
 
+static void free_device(cs_exec_t *e)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		cs_dev_free(e->device, e->buf[i].dev);
+		e->buf[i].dev = NULL;
+	}
+	e->stream = NULL;
+}
+
+cs_status_t cs_exec_to_device(cs_exec_t *e, int dev, void *stream)
+{
+	cs_status_t st = CS_OK;
+	void *p;
+	int i;
+
+	if (!e || e->buf[0].dev)
+		return cs_error(CS_ERR_INVALID, "cs_exec_to_device: no buffers, "
+				"or already on a device");
+	e->device = dev;
+	for (i = 0; i < e->nbuf && st == CS_OK; i++)
+		if ((st = cs_dev_alloc(dev, e->buf[i].bytes, &p)) == CS_OK)
+			e->buf[i].dev = p;
+	if (st != CS_OK) {
+		free_device(e);
+		return st;
+	}
+	e->stream = stream;
+	return CS_OK;
+}
+
+cs_status_t cs_exec_put(const cs_exec_t *e)
+{
+	cs_status_t st = CS_OK;
+	int i;
+
+	for (i = 0; i < e->nbuf && st == CS_OK; i++)
+		if (e->buf[i].dev)
+			st = cs_dev_put(e->device, e->buf[i].dev, e->buf[i].alloc,
+					e->buf[i].bytes);
+	return st;
+}
+
+cs_status_t cs_exec_get(cs_exec_t *e)
+{
+	cs_status_t st = CS_OK;
+	int i;
+
+	for (i = 0; i < e->nbuf && st == CS_OK; i++)
+		if (e->buf[i].dev)
+			st = cs_dev_get(e->device, e->buf[i].alloc, e->buf[i].dev,
+					e->buf[i].bytes);
+	return st;
+}
+
 void cs_exec_free(cs_exec_t *e)
 {
+	free_device(e);
 	free(e->buf[0].alloc);
 	free(e->buf[1].alloc);
 	free(e->a2av);
@@ -279,30 +338,42 @@ void cs_exec_fill(cs_exec_t *e)
 
 /* ---- the calls ------------------------------------------------------------ */
 
+/* Element off of buffer bi as the backend sees it: in the device copy
+ * when there is one, else in host memory. */
+static void *call_ptr(const cs_exec_t *e, int bi, size_t off)
+{
+	const cs_gbuf_t *b = &e->buf[bi];
+	unsigned char *base = b->dev ? b->dev : b->alloc;
+
+	return base + b->pre + off * cs_dtype_size(e->c.dtype);
+}
+
 /* Reducing and plain collectives, split to keep each switch short. */
 static int call_reducing(const cs_exec_t *e, const cs_backend_t *b,
 			 cs_bcomm_t comm, const void *s, void *r)
 {
 	const cs_case_t *c = &e->c;
+	void *st = e->stream;
 
 	switch (c->coll) {
 	case CS_COLL_ALLREDUCE:
 		return b->allreduce(s, r, c->count, c->dtype, c->op, e->scalar,
-				    comm, NULL);
+				    comm, st);
 	case CS_COLL_REDUCESCATTER:
 		return b->reducescatter(s, r, c->count, c->dtype, c->op,
-					e->scalar, comm, NULL);
+					e->scalar, comm, st);
 	default:
 		return b->reduce(s, r, c->count, c->dtype, c->op, e->scalar,
-				 c->root, comm, NULL);
+				 c->root, comm, st);
 	}
 }
 
 int cs_exec_call(const cs_exec_t *e, const cs_backend_t *b, cs_bcomm_t comm)
 {
 	const cs_case_t *c = &e->c;
-	const void *s = cs_exec_sendp(e);
-	void *r = cs_exec_recvp(e);
+	const void *s = call_ptr(e, 0, e->so);
+	void *r = call_ptr(e, e->nbuf - 1, e->ro);
+	void *st = e->stream;
 
 	switch (c->coll) {
 	case CS_COLL_ALLREDUCE:
@@ -310,20 +381,20 @@ int cs_exec_call(const cs_exec_t *e, const cs_backend_t *b, cs_bcomm_t comm)
 	case CS_COLL_REDUCE:
 		return call_reducing(e, b, comm, s, r);
 	case CS_COLL_ALLGATHER:
-		return b->allgather(s, r, c->count, c->dtype, comm, NULL);
+		return b->allgather(s, r, c->count, c->dtype, comm, st);
 	case CS_COLL_ALLTOALL:
-		return b->alltoall(s, r, c->count, c->dtype, comm, NULL);
+		return b->alltoall(s, r, c->count, c->dtype, comm, st);
 	case CS_COLL_ALLTOALLV:
 		return b->alltoallv(s, e->sc, e->sd, r, e->rc, e->rd, c->dtype,
-				    comm, NULL);
+				    comm, st);
 	case CS_COLL_BROADCAST:
-		return b->broadcast(s, r, c->count, c->dtype, c->root, comm, NULL);
+		return b->broadcast(s, r, c->count, c->dtype, c->root, comm, st);
 	case CS_COLL_GATHER:
-		return b->gather(s, r, c->count, c->dtype, c->root, comm, NULL);
+		return b->gather(s, r, c->count, c->dtype, c->root, comm, st);
 	case CS_COLL_SCATTER:
-		return b->scatter(s, r, c->count, c->dtype, c->root, comm, NULL);
+		return b->scatter(s, r, c->count, c->dtype, c->root, comm, st);
 	case CS_COLL_SENDRECV:
-		return b->sendrecv(s, r, c->count, c->dtype, comm, NULL);
+		return b->sendrecv(s, r, c->count, c->dtype, comm, st);
 	default:
 		return -1;
 	}

@@ -35,9 +35,9 @@ const cs_backend_t *cs_backend_ref(void);
 const cs_backend_t *cs_backend_mpi(void);
 
 /*
- * Resolve a --backend value: "ref", "mpi" or "plugin:PATH" (dlopen'ed and
- * checked: symbol present, ABI version and struct size equal to this
- * harness's). On failure returns CS_ERR_INVALID / CS_ERR_UNSUPPORTED with a
+ * Resolve a --backend value: "ref", "mpi", "nccl", "nccl-local" (when
+ * built) or "plugin:PATH" (dlopen'ed and checked: symbol present, ABI
+ * version and struct size equal to this harness's). On failure returns CS_ERR_INVALID / CS_ERR_UNSUPPORTED with a
  * message that names the problem (and both versions on a mismatch).
  */
 cs_status_t cs_backend_load(const char *spec, const cs_backend_t **out);
@@ -45,6 +45,19 @@ cs_status_t cs_backend_load(const char *spec, const cs_backend_t **out);
 /* Check a backend struct against this harness's ABI (origin names it in
  * messages). */
 cs_status_t cs_backend_validate(const cs_backend_t *b, const char *origin);
+
+/*
+ * 1 for the built-in backends that look for CUDA devices themselves, in
+ * init or init_all, agreeing across ranks (nccl, nccl-local); for every
+ * other device-memory backend the harness counts the devices first and
+ * calls no init without one.
+ */
+int cs_backend_finds_devices(const cs_backend_t *b);
+
+/* When status rc of b's init or init_all means that the machine lacks
+ * devices for the run (none, on this rank or another; fewer than ranks):
+ * the SKIP reason of every case (a static string); else NULL (an error). */
+const char *cs_backend_init_skip(const cs_backend_t *b, int rc);
 
 /* The names `--backend` accepts, for --help and `list`. */
 void cs_backend_print_list(FILE *out);
@@ -67,6 +80,9 @@ typedef struct cs_gbuf {
 	unsigned char *data;  /* element 0 (after the guard and misalignment) */
 	size_t elems;         /* elements between the guards */
 	size_t pre;           /* bytes from alloc to data */
+	size_t bytes;         /* bytes from alloc, guards included */
+	unsigned char *dev;   /* CS_MEM_CUDA: the device copy of alloc's bytes
+				 (data at dev + pre), else NULL */
 } cs_gbuf_t;
 
 /* One rank's execution of one case on one communicator. */
@@ -84,6 +100,8 @@ typedef struct cs_exec {
 	size_t *a2av;          /* P*P matrix, then 4*P layout entries */
 	size_t *sc, *sd, *rc, *rd;
 	unsigned char scalar[8]; /* PREMULSUM scalar, dtype bits */
+	int device;            /* CUDA device of the buffers' device copies */
+	void *stream;          /* the stream handed to the backend, or NULL */
 } cs_exec_t;
 
 /* A rank's own verdict for one case, gathered to rank 0 and merged. */
@@ -119,10 +137,26 @@ int cs_check_prio(const char *check);
 cs_status_t cs_exec_setup(cs_exec_t *e, const cs_hcase_t *hc, int P, int rank);
 void cs_exec_free(cs_exec_t *e);
 
+/*
+ * For a CS_MEM_CUDA backend: give e's buffers device copies on CUDA device
+ * dev, of the same bytes (guards and misalignment included, so the element
+ * pointers sit at the same offsets), and the stream the calls are made on
+ * (e keeps it, does not own it). The backend is then handed the device
+ * pointers; cs_exec_put and cs_exec_get move the bytes. On failure e is
+ * left as it was (host only), with a message.
+ */
+cs_status_t cs_exec_to_device(cs_exec_t *e, int dev, void *stream);
+
 /* Fill guards, canaries and this rank's input; fresh each call. */
 void cs_exec_fill(cs_exec_t *e);
 
-/* The pointers handed to the backend. */
+/* Copy every buffer, guards included, to its device copy (put) or back
+ * (get). No-ops for host buffers. */
+cs_status_t cs_exec_put(const cs_exec_t *e);
+cs_status_t cs_exec_get(cs_exec_t *e);
+
+/* The host pointers the checks read (also the pointers handed to a host
+ * backend). */
 void *cs_exec_sendp(const cs_exec_t *e);
 void *cs_exec_recvp(const cs_exec_t *e);
 
@@ -136,8 +170,9 @@ uint64_t cs_exec_hash(const cs_exec_t *e);
 /* Hash of n bytes. */
 uint64_t cs_hash_bytes(const void *p, size_t n, uint64_t h);
 
-/* Call the backend's collective for e. Returns its status; a collective the
- * backend does not implement returns -1 (the caller skips first). */
+/* Call the backend's collective for e, on its device copies and stream when
+ * it has them. Returns its status; a collective the backend does not
+ * implement returns -1 (the caller skips first). */
 int cs_exec_call(const cs_exec_t *e, const cs_backend_t *b, cs_bcomm_t comm);
 
 /* Render bits of dtype d for a message ("1.5 (0x3e00)", "-7"). */
@@ -174,6 +209,72 @@ int cs_report_close(cs_report_t *r);
 void cs_report_abort(cs_report_t *r, const char *why);
 
 /* ---- run.c and the subcommands ------------------------------------------ */
+
+#define CS_MAX_SIZES 1024
+
+/* The options of `collspec run`, as parsed. */
+typedef struct cs_run_opts {
+	const char *backend, *backend_opt, *suite;
+	cs_filter_t f;
+	double timeout;
+	const char *json, *junit, *results, *mpiexec;
+	size_t first;
+	int sizes[CS_MAX_SIZES], nsizes;
+	int fail_on_warn, quiet, verbose;
+	char **wargs; /* worker arguments (driver mode) */
+	int nwargs;
+	FILE *out;    /* where the human report goes (the real stdout) */
+} cs_run_opts_t;
+
+/* Checks that need no MPI: suite name, backend name, count sizes for the
+ * largest world size P. Prints the message; returns 0 or 2. */
+int cs_run_validate(const cs_run_opts_t *o, int P);
+
+/* The report options of a run (human report to o->out). */
+void cs_run_report_opts(const cs_run_opts_t *o, cs_report_opts_t *ro);
+
+/* The all-ranks-in-one-process worker (inproc.c): runs the cases of world
+ * size o->sizes[0] with every rank driven from this process, reporting as
+ * the MPI worker does (--results protocol of driver.h, or the report).
+ * Returns the exit status. */
+int cs_run_inproc(const cs_run_opts_t *o);
+
+/* ---- verdict.c: what both workers share ----------------------------------- */
+
+/* (color, key) of world rank r of W in communicator variant v, as
+ * MPI_Comm_split takes them. */
+void cs_commvar_split(cs_commvar_t v, int r, int W, int *color, int *key);
+
+/*
+ * 0 when backend b takes case hc on communicator comm of nranks ranks, or
+ * 1 with the SKIP reason in reason[0..n): a collective it does not
+ * implement, or its supports() declining.
+ */
+int cs_backend_takes(const cs_backend_t *b, cs_bcomm_t comm,
+		     const cs_hcase_t *hc, int nranks, char *reason, size_t n);
+
+/* Collectives whose result is the same on every rank. */
+int cs_coll_same_everywhere(cs_coll_t c);
+
+/* Identity across the n ranks of one communicator, given each comm
+ * rank's hash of its received bits: when some differ from comm rank 0's,
+ * the first such rank, if it is l's, gets FAIL "identity". */
+void cs_identity_verdict(const uint64_t *hash, int n, cs_local_t *l);
+
+/*
+ * The result of case hc from the n ranks' own verdicts all[0..n) (world
+ * rank order): the worst verdict, the implementation profile, totals, and
+ * the re-run command for world size n on o's backend.
+ */
+void cs_result_merge(const cs_run_opts_t *o, const char *backend_name,
+		     const cs_hcase_t *hc, const cs_local_t *all, int n,
+		     cs_result_t *res);
+
+/* The driver protocol (driver.h): one JSON line, flushed. f may be NULL. */
+void cs_results_line(FILE *f, const cs_result_t *r);
+
+/* The "start" line of case hc (check "start"). */
+void cs_results_start(FILE *f, const cs_hcase_t *hc, const char *backend);
 
 /* Parse "1-8", "2,4,8", "4" into sizes[0..*n) (at most max). */
 cs_status_t cs_parse_ranks(const char *spec, int *sizes, int max, int *n);

@@ -292,18 +292,24 @@ static char **launch_argv(const struct driver *d, int P, size_t first,
 		return NULL;
 	snprintf(np, 16, "%d", P);
 	snprintf(kfirst, 32, "%zu", first);
-	argv[a++] = (char *)d->mpiexec;
-	argv[a++] = "-n";
-	argv[a++] = np;
-	argv[a++] = "--oversubscribe";
-	if (geteuid() == 0)
-		argv[a++] = "--allow-run-as-root";
+	if (!o->no_launcher) {
+		argv[a++] = (char *)d->mpiexec;
+		argv[a++] = "-n";
+		argv[a++] = np;
+		argv[a++] = "--oversubscribe";
+		if (geteuid() == 0)
+			argv[a++] = "--allow-run-as-root";
+	}
 	argv[a++] = (char *)o->self;
 	argv[a++] = "run";
 	argv[a++] = "--results";
 	argv[a++] = (char *)d->results;
 	argv[a++] = "--first";
 	argv[a++] = kfirst;
+	if (o->no_launcher) {
+		argv[a++] = "--ranks";
+		argv[a++] = np;
+	}
 	for (i = 0; i < o->nworker_args; i++)
 		argv[a++] = o->worker_args[i];
 	argv[a] = NULL;
@@ -460,23 +466,25 @@ static cs_status_t watch_launch(struct driver *d, struct launch *l,
 	}
 }
 
-/* One line on how the launcher ended. */
-static void describe_end(const struct launch *l, enum end_kind end,
-			 double timeout, char *buf, size_t n)
+/* One line on how the launcher (or the launcher-less worker) ended. */
+static void describe_end(const struct driver *d, const struct launch *l,
+			 enum end_kind end, char *buf, size_t n)
 {
+	const char *who = d->o->no_launcher ? "the worker" : "mpiexec";
 	int s = l->status, code = WIFEXITED(s) ? WEXITSTATUS(s) : -1;
 
 	if (end == END_SILENT)
-		snprintf(buf, n, "no output for %.3g s", timeout + IDLE_GRACE);
+		snprintf(buf, n, "no output for %.3g s",
+			 d->o->case_timeout + IDLE_GRACE);
 	else if (WIFSIGNALED(s))
-		snprintf(buf, n, "mpiexec was killed by signal %d (%s)",
+		snprintf(buf, n, "%s was killed by signal %d (%s)", who,
 			 WTERMSIG(s), strsignal(WTERMSIG(s)));
 	else if (code > 128 && code < 128 + 65)
-		snprintf(buf, n, "mpiexec exited with status %d: a rank died "
-			 "of signal %d (%s)", code, code - 128,
+		snprintf(buf, n, "%s exited with status %d: a rank died "
+			 "of signal %d (%s)", who, code, code - 128,
 			 strsignal(code - 128));
 	else
-		snprintf(buf, n, "mpiexec exited with status %d", code);
+		snprintf(buf, n, "%s exited with status %d", who, code);
 }
 
 /* FAIL "crash" or "hang" for the case the launch was running. */
@@ -495,7 +503,7 @@ static void emit_failure(struct driver *d, const struct launch *l, int P,
 			 "per-case timeout of %.3g s at %d ranks; the worker's "
 			 "processes were killed", d->o->case_timeout, P);
 	} else {
-		describe_end(l, end, d->o->case_timeout, how, sizeof how);
+		describe_end(d, l, end, how, sizeof how);
 		snprintf(r.check, sizeof r.check, "crash");
 		if (snprintf(r.reason, sizeof r.reason, "the worker died during "
 			     "this case at %d ranks: %s", P, how) < 0)
@@ -547,7 +555,7 @@ static cs_status_t run_world(struct driver *d, int P)
 			first = l.pending.hc.index + 1;
 			continue;
 		}
-		describe_end(&l, end, d->o->case_timeout, how, sizeof how);
+		describe_end(d, &l, end, how, sizeof how);
 		if (l.finals) { /* died between cases: resume after the last */
 			fprintf(stderr, "collspec: warning: the worker at %d "
 				"ranks ended abnormally after case %zu (%s); "
@@ -657,8 +665,11 @@ cs_status_t cs_driver_run(const cs_driver_opts_t *o, cs_result_sink_t sink,
 	d->o = o;
 	d->sink = sink;
 	d->ctx = ctx;
-	st = find_launcher(o->mpiexec ? o->mpiexec : "mpiexec", d->mpiexec,
-			   sizeof d->mpiexec);
+	if (o->no_launcher)
+		snprintf(d->mpiexec, sizeof d->mpiexec, "%s", o->self);
+	else
+		st = find_launcher(o->mpiexec ? o->mpiexec : "mpiexec",
+				   d->mpiexec, sizeof d->mpiexec);
 	if (st == CS_OK)
 		st = open_results(d);
 	if (st != CS_OK) {

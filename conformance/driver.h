@@ -31,6 +31,10 @@ typedef struct cs_driver_opts {
                                --ranks, --results, --first */
   int nworker_args;
   int verbose;             /* echo launch commands to stderr */
+  int no_launcher;         /* 1: the worker is one process that drives
+                              every rank (all-in-process backends), run as
+                              `self run --results F --first K --ranks P
+                              ARGS` without mpiexec; mpiexec is ignored */
 } cs_driver_opts_t;
 
 /* Called once per final result, in case order within each world size. */

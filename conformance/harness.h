@@ -7,9 +7,11 @@
  *   suite   cs_suite_build() turns a suite name and filters into a list of
  *           cs_hcase_t for one world size;
  *   worker  runs each case on its backend, checks it and produces one
- *           cs_result_t per case (rank 0 holds the merged result);
+ *           cs_result_t per case (rank 0 holds the merged result); for a
+ *           backend that drives every rank from one process, the
+ *           in-process worker (inproc.c) does the same with no MPI;
  *   driver  (collspec run --ranks A-B) launches workers with mpiexec per
- *           world size, reads their results as JSON Lines from a file,
+ *           world size (the in-process worker without a launcher), reads their results as JSON Lines from a file,
  *           turns a crash or hang into a FAIL result for the case running
  *           then, and resumes with the next case;
  *   report  writes results as a table, JSON Lines and JUnit XML.

@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,22 +15,12 @@
 #include <mpi.h>
 #include <omp.h>
 #include "collspec.h"
+#include "backend_nccl.h"
+#include "devmem.h"
 #include "driver.h"
 
-#define MAX_SIZES 1024
+#define MAX_SIZES CS_MAX_SIZES
 #define DEFAULT_TIMEOUT 120.0
-
-typedef struct cs_run_opts {
-	const char *backend, *backend_opt, *suite;
-	cs_filter_t f;
-	double timeout;
-	const char *json, *junit, *results, *mpiexec;
-	size_t first;
-	int sizes[MAX_SIZES], nsizes;
-	int fail_on_warn, quiet, verbose;
-	char **wargs; /* worker arguments (driver mode) */
-	int nwargs;
-} cs_run_opts_t;
 
 static const char run_usage[] =
 "usage: collspec run [options]\n"
@@ -427,9 +418,7 @@ static int parse_run_args(int argc, char **argv, cs_run_opts_t *o)
 	return 0;
 }
 
-/* Checks that need no MPI: suite name, backend name, count sizes for the
- * largest world size P. Prints the message; returns 0 or 2. */
-static int validate_opts(const cs_run_opts_t *o, int P)
+int cs_run_validate(const cs_run_opts_t *o, int P)
 {
 	size_t es = 1;
 	int d, i;
@@ -440,9 +429,11 @@ static int validate_opts(const cs_run_opts_t *o, int P)
 		return 2;
 	}
 	if (strcmp(o->backend, "ref") && strcmp(o->backend, "mpi") &&
+	    strcmp(o->backend, "nccl") && strcmp(o->backend, "nccl-local") &&
 	    strncmp(o->backend, "plugin:", 7)) {
 		fprintf(stderr, "collspec run: unknown backend '%s'; valid "
-			"backends: ref mpi plugin:PATH\n", o->backend);
+			"backends: ref mpi nccl nccl-local plugin:PATH\n",
+			o->backend);
 		return 2;
 	}
 	for (d = 0; d < CS_NUM_DTYPES; d++)
@@ -469,7 +460,7 @@ static int inside_launch(void)
 	       (getenv("SLURM_PROCID") && getenv("SLURM_STEP_ID"));
 }
 
-static void make_report_opts(const cs_run_opts_t *o, cs_report_opts_t *ro)
+void cs_run_report_opts(const cs_run_opts_t *o, cs_report_opts_t *ro)
 {
 	memset(ro, 0, sizeof *ro);
 	ro->json = o->json;
@@ -480,8 +471,8 @@ static void make_report_opts(const cs_run_opts_t *o, cs_report_opts_t *ro)
 	ro->verbose = o->verbose;
 	ro->fail_on_warn = o->fail_on_warn;
 	/* under a launcher stdout may be a forwarded pseudo-terminal */
-	ro->progress = !o->quiet && isatty(STDOUT_FILENO) && !inside_launch();
-	ro->out = stdout;
+	ro->out = o->out ? o->out : stdout;
+	ro->progress = !o->quiet && isatty(fileno(ro->out)) && !inside_launch();
 }
 
 /* ---- the worker ------------------------------------------------------------ */
@@ -500,10 +491,15 @@ struct worker {
 	const cs_run_opts_t *o;
 	const cs_backend_t *b;
 	int wrank, wsize;
+	int init_called;    /* the backend's init was called here */
 	struct vcomm vc[CS_NUM_COMMVARS];
 	cs_report_t *rep;   /* rank 0, NULL in results mode */
 	FILE *results;      /* rank 0 with --results */
 	char backend_name[64];
+	/* CS_MEM_CUDA backends */
+	char nodev[128];    /* non-empty: every case is SKIP with this reason */
+	int dev;            /* the device the backend's init left current */
+	void *stream;       /* the harness's stream on it */
 };
 
 /* 1 on every rank when ok is true on every rank. */
@@ -526,18 +522,6 @@ static int agree(int ok, int wrank, const char *msg)
 	return first == INT_MAX;
 }
 
-static void variant_split(cs_commvar_t v, int r, int W, int *color, int *key)
-{
-	*color = 0;
-	*key = r;
-	if (v == CS_COMM_REVERSED)
-		*key = W - 1 - r;
-	else if (v == CS_COMM_HALVES)
-		*color = r < W / 2 ? 0 : 1;
-	else if (v == CS_COMM_ODDEVEN)
-		*color = r % 2;
-}
-
 /* Split the world for variant v, for the harness and for the backend.
  * Collective over the world. */
 static void build_vcomm(struct worker *w, cs_commvar_t v)
@@ -546,11 +530,16 @@ static void build_vcomm(struct worker *w, cs_commvar_t v)
 	const cs_backend_t *b = w->b;
 	int color, key, ok, rc = 0;
 
-	variant_split(v, w->wrank, w->wsize, &color, &key);
+	cs_commvar_split(v, w->wrank, w->wsize, &color, &key);
 	MPI_Comm_split(MPI_COMM_WORLD, color, key, &vc->comm);
 	MPI_Comm_rank(vc->comm, &vc->rank);
 	MPI_Comm_size(vc->comm, &vc->size);
 	vc->ready = 1;
+	if (w->nodev[0]) { /* the backend did not start: nothing to split */
+		vc->ready = -1;
+		snprintf(vc->why, sizeof vc->why, "%s", w->nodev);
+		return;
+	}
 	if (!b->comm_split) {
 		vc->ready = -1;
 		snprintf(vc->why, sizeof vc->why, "backend '%s' has no comm_split: "
@@ -580,64 +569,21 @@ static struct vcomm *get_vcomm(struct worker *w, cs_commvar_t v)
 	return &w->vc[v];
 }
 
-/* The function pointer a collective needs, as a flag. */
-static int implements(const cs_backend_t *b, cs_coll_t c)
-{
-	const void *fn[CS_NUM_COLLS] = {
-		[CS_COLL_ALLREDUCE] = (const void *)(uintptr_t)b->allreduce,
-		[CS_COLL_ALLGATHER] = (const void *)(uintptr_t)b->allgather,
-		[CS_COLL_REDUCESCATTER] = (const void *)(uintptr_t)b->reducescatter,
-		[CS_COLL_ALLTOALL] = (const void *)(uintptr_t)b->alltoall,
-		[CS_COLL_ALLTOALLV] = (const void *)(uintptr_t)b->alltoallv,
-		[CS_COLL_BROADCAST] = (const void *)(uintptr_t)b->broadcast,
-		[CS_COLL_REDUCE] = (const void *)(uintptr_t)b->reduce,
-		[CS_COLL_GATHER] = (const void *)(uintptr_t)b->gather,
-		[CS_COLL_SCATTER] = (const void *)(uintptr_t)b->scatter,
-		[CS_COLL_SENDRECV] = (const void *)(uintptr_t)b->sendrecv,
-	};
-
-	return (unsigned)c < CS_NUM_COLLS && fn[c] != NULL;
-}
-
 /* 0 when this rank can run the case, 1 (skip, reason set) otherwise. */
 static int precheck(const struct worker *w, const struct vcomm *vc,
 		    const cs_hcase_t *hc, char *reason, size_t n)
 {
 	const cs_backend_t *b = w->b;
-	cs_backend_query_t q;
 
+	if (w->nodev[0]) {
+		snprintf(reason, n, "%s", w->nodev);
+		return 1;
+	}
 	if (vc->ready < 0) {
 		snprintf(reason, n, "%s", vc->why);
 		return 1;
 	}
-	if (b->mem_kind == CS_MEM_CUDA) {
-		snprintf(reason, n, "device memory: this collspec cannot "
-			 "allocate CUDA buffers yet");
-		return 1;
-	}
-	if (!implements(b, hc->c.coll)) {
-		snprintf(reason, n, "backend '%s' does not implement %s", b->name,
-			 cs_coll_name(hc->c.coll));
-		return 1;
-	}
-	if (!b->supports)
-		return 0;
-	memset(&q, 0, sizeof q);
-	q.struct_size = sizeof q;
-	q.coll = hc->c.coll;
-	q.dtype = hc->c.dtype;
-	q.op = hc->c.op;
-	q.count = hc->c.count;
-	q.nranks = vc->size;
-	q.root = cs_coll_rooted(hc->c.coll) ? hc->c.root % vc->size : 0;
-	q.inplace = hc->inplace;
-	reason[0] = '\0';
-	if (b->supports(vc->bcomm, &q, reason, n))
-		return 0;
-	if (!reason[0])
-		snprintf(reason, n, "backend '%s' does not support this case",
-			 b->name);
-	return 1;
+	return cs_backend_takes(b, vc->bcomm, hc, vc->size, reason, n);
 }
 
 /* Call the backend and wait for completion; FAIL "error" on a failure. */
@@ -649,7 +595,7 @@ static int call_backend(const struct worker *w, const struct vcomm *vc,
 	int rc = cs_exec_call(e, b, vc->bcomm);
 
 	if (rc == 0)
-		rc = b->synchronize(vc->bcomm, NULL);
+		rc = b->synchronize(vc->bcomm, e->stream);
 	if (rc == 0)
 		return 0;
 	snprintf(reason, sizeof reason, "rank %d: %s call returned error %d: %s",
@@ -658,39 +604,31 @@ static int call_backend(const struct worker *w, const struct vcomm *vc,
 	return rc;
 }
 
-/* Collectives whose result is the same on every rank. */
-static int same_everywhere(cs_coll_t c)
+/* Copy e's buffers to the device (put) or back; FAIL "harness" when that
+ * fails. 0 on success. No-op for host buffers. */
+static int move(const struct worker *w, cs_exec_t *e, cs_local_t *l, int put)
 {
-	return c == CS_COLL_ALLREDUCE || c == CS_COLL_ALLGATHER ||
-	       c == CS_COLL_BROADCAST;
+	char reason[256];
+
+	if ((put ? cs_exec_put(e) : cs_exec_get(e)) == CS_OK)
+		return 0;
+	snprintf(reason, sizeof reason, "rank %d: %s", w->wrank,
+		 cs_last_error());
+	cs_local_set(l, CS_V_FAIL, "harness", reason, NULL);
+	return -1;
 }
 
 /* Cross-rank bitwise identity of the received bits. */
 static void check_identity(const struct vcomm *vc, uint64_t h, cs_local_t *l)
 {
 	uint64_t *all = malloc((size_t)vc->size * sizeof *all);
-	char reason[256], detail[1024];
-	size_t used = 0;
-	int q, bad = -1;
 
 	if (!all) {
 		MPI_Abort(MPI_COMM_WORLD, 2);
 		return;
 	}
 	MPI_Allgather(&h, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, vc->comm);
-	for (q = 1; q < vc->size && bad < 0; q++)
-		if (all[q] != all[0])
-			bad = q;
-	if (bad >= 0 && l->comm_rank == bad) {
-		snprintf(reason, sizeof reason, "ranks 0 and %d of the "
-			 "communicator received different bits", bad);
-		for (q = 0; q < vc->size && used < sizeof detail; q++)
-			used += (size_t)snprintf(detail + used, sizeof detail - used,
-						 "comm rank %d: hash of the received "
-						 "buffer %016llx\n", q,
-						 (unsigned long long)all[q]);
-		cs_local_set(l, CS_V_FAIL, "identity", reason, detail);
-	}
+	cs_identity_verdict(all, vc->size, l);
 	free(all);
 }
 
@@ -701,8 +639,10 @@ static void check_determinism(const struct worker *w, const struct vcomm *vc,
 	char reason[256];
 
 	cs_exec_fill(e);
+	if (move(w, e, l, 1))
+		return; /* (the others' call may then wait: the driver's timeout) */
 	MPI_Barrier(vc->comm);
-	if (call_backend(w, vc, e, l, "second") != 0)
+	if (call_backend(w, vc, e, l, "second") != 0 || move(w, e, l, 0))
 		return;
 	if (cs_exec_hash(e) == h)
 		return;
@@ -719,14 +659,19 @@ static void execute(const struct worker *w, const struct vcomm *vc,
 	int failed, any;
 
 	cs_exec_fill(e);
-	MPI_Barrier(vc->comm);
+	/* inputs in place on every rank (a barrier too), or no call at all */
+	failed = move(w, e, l, 1) != 0;
+	MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+	if (any)
+		return;
 	t0 = MPI_Wtime();
 	failed = call_backend(w, vc, e, l, "the") != 0;
 	l->seconds = MPI_Wtime() - t0;
+	failed = failed || move(w, e, l, 0) != 0;
 	if (!failed)
 		cs_exec_check(e, l);
 	h = cs_exec_hash(e);
-	if (same_everywhere(e->c.coll))
+	if (cs_coll_same_everywhere(e->c.coll))
 		check_identity(vc, h, l);
 	failed = l->verdict == CS_V_FAIL;
 	MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
@@ -735,87 +680,6 @@ static void execute(const struct worker *w, const struct vcomm *vc,
 }
 
 /* ---- merging the ranks' verdicts ------------------------------------------ */
-
-/* Is a a better representative of the case than b? Worst verdict first,
- * then the earliest check, then one that says why, then the lowest rank. */
-static int better(const cs_local_t *a, const cs_local_t *b)
-{
-	if (a->verdict != b->verdict)
-		return a->verdict > b->verdict;
-	if (a->prio != b->prio)
-		return a->prio < b->prio;
-	if (!a->reason[0] != !b->reason[0])
-		return a->reason[0] != 0;
-	return a->rank < b->rank;
-}
-
-/* Implementation-defined behaviour observed over all ranks. */
-static void apply_profile(const uint64_t *obs, cs_local_t *win, char *info,
-			  size_t n)
-{
-	uint64_t ign = obs[CS_OBS_NAN_IGNORE], prop = obs[CS_OBS_NAN_PROPAGATE];
-	uint64_t nf = obs[CS_OBS_OVF_NONFINITE], sat = obs[CS_OBS_OVF_SATURATE];
-	char reason[256];
-	size_t used = 0;
-
-	info[0] = '\0';
-	if (ign || prop)
-		used += (size_t)snprintf(info + used, n - used, "nan=%s",
-					 ign && prop ? "mixed"
-					 : ign ? "ignore" : "propagate");
-	if ((nf || sat) && used < n)
-		snprintf(info + used, n - used, "%sovf=%s", used ? " " : "",
-			 nf && sat ? "mixed" : nf ? "nonfinite" : "saturate");
-	if (ign && prop) {
-		snprintf(reason, sizeof reason, "max/min ignored a NaN in %llu "
-			 "elements and propagated one in %llu: no consistent NaN "
-			 "rule", (unsigned long long)ign, (unsigned long long)prop);
-		cs_local_set(win, CS_V_FAIL, "nanrule", reason, NULL);
-	}
-	if (info[0] && win->verdict == CS_V_PASS)
-		cs_local_set(win, CS_V_INFO, "profile", "implementation-defined "
-			     "behaviour observed", NULL);
-}
-
-static void fill_result(const struct worker *w, const cs_hcase_t *hc,
-			const cs_local_t *all, cs_result_t *res)
-{
-	uint64_t obs[CS_NUM_OBS] = {0};
-	cs_local_t win = all[0];
-	size_t used;
-	int q, k, nfail = 0;
-
-	memset(res, 0, sizeof *res);
-	res->hc = *hc;
-	snprintf(res->backend, sizeof res->backend, "%s", w->backend_name);
-	for (q = 0; q < w->wsize; q++) {
-		if (better(&all[q], &win))
-			win = all[q];
-		for (k = 0; k < CS_NUM_OBS; k++)
-			obs[k] += all[q].obs[k];
-		res->elems_checked += all[q].elems;
-		res->bytes_checked += all[q].bytes;
-		if (all[q].seconds > res->seconds)
-			res->seconds = all[q].seconds;
-		nfail += all[q].verdict == CS_V_FAIL;
-	}
-	apply_profile(obs, &win, res->info, sizeof res->info);
-	res->verdict = (cs_verdict_t)win.verdict;
-	snprintf(res->check, sizeof res->check, "%s", win.check);
-	snprintf(res->reason, sizeof res->reason, "%s", win.reason);
-	used = (size_t)snprintf(res->detail, sizeof res->detail, "%s", win.detail);
-	if (nfail > 1 && used < sizeof res->detail) {
-		used += (size_t)snprintf(res->detail + used, sizeof res->detail -
-					 used, "failing on %d ranks:", nfail);
-		for (q = 0; q < w->wsize && used < sizeof res->detail; q++)
-			if (all[q].verdict == CS_V_FAIL)
-				used += (size_t)snprintf(res->detail + used,
-							 sizeof res->detail - used,
-							 " %d", q);
-	}
-	cs_repro_format(hc, w->wsize, w->o->backend, w->o->backend_opt,
-			w->o->suite, res->repro, sizeof res->repro);
-}
 
 static void merge(const struct worker *w, const cs_hcase_t *hc,
 		  const cs_local_t *l, cs_result_t *res)
@@ -830,7 +694,7 @@ static void merge(const struct worker *w, const cs_hcase_t *hc,
 	MPI_Gather(l, (int)sizeof *l, MPI_BYTE, all, (int)sizeof *l, MPI_BYTE,
 		   0, MPI_COMM_WORLD);
 	if (w->wrank == 0)
-		fill_result(w, hc, all, res);
+		cs_result_merge(w->o, w->backend_name, hc, all, w->wsize, res);
 	free(all);
 }
 
@@ -850,6 +714,13 @@ static void run_case(const struct worker *w, struct vcomm *vc,
 			 cs_last_error());
 		code = 2;
 	}
+	if (code == 0 && w->stream &&
+	    cs_exec_to_device(&e, w->dev, w->stream) != CS_OK) {
+		snprintf(reason, sizeof reason, "rank %d: %s", w->wrank,
+			 cs_last_error());
+		cs_exec_free(&e);
+		code = 2;
+	}
 	MPI_Allreduce(&code, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 	if (all == 0)
 		execute(w, vc, &e, &l);
@@ -862,35 +733,13 @@ static void run_case(const struct worker *w, struct vcomm *vc,
 	merge(w, hc, &l, res);
 }
 
-/* The driver protocol: one JSON line, flushed before anything else. */
-static void results_line(FILE *f, const cs_result_t *r)
-{
-	char buf[32768]; /* a result, every byte escaped, fits */
-	int n = cs_result_to_json(r, buf, sizeof buf);
-
-	if (!f || n < 0 || (size_t)n >= sizeof buf)
-		return;
-	fputs(buf, f);
-	fputc('\n', f);
-	fflush(f);
-}
-
 static void announce(struct worker *w, const cs_hcase_t *hc)
 {
-	cs_result_t start;
-
 	if (w->wrank != 0)
 		return;
 	if (w->rep)
 		cs_report_start(w->rep, hc);
-	if (!w->results)
-		return;
-	memset(&start, 0, sizeof start);
-	start.hc = *hc;
-	snprintf(start.backend, sizeof start.backend, "%s", w->backend_name);
-	start.verdict = CS_V_PASS;
-	snprintf(start.check, sizeof start.check, "start");
-	results_line(w->results, &start);
+	cs_results_start(w->results, hc, w->backend_name);
 }
 
 static void run_cases(struct worker *w, const cs_hcase_t *cases, size_t n)
@@ -905,7 +754,7 @@ static void run_cases(struct worker *w, const cs_hcase_t *cases, size_t n)
 		run_case(w, get_vcomm(w, cases[i].comm), &cases[i], &res);
 		if (w->wrank != 0)
 			continue;
-		results_line(w->results, &res);
+		cs_results_line(w->results, &res);
 		if (w->rep)
 			cs_report_add(w->rep, &res);
 	}
@@ -930,17 +779,51 @@ static void set_threads(void)
 	omp_set_num_threads(t < 1 ? 1 : t);
 }
 
-/* Load the backend and create its world communicator. */
+/*
+ * Device-memory backends: `why` is NULL when this rank has the devices it
+ * needs, else the reason. When any rank has one, every case is SKIP, with
+ * the reason of the lowest such rank. Collective; returns 1 then.
+ */
+static int no_device(struct worker *w, const char *why)
+{
+	int me = why ? w->wrank : INT_MAX, first = INT_MAX;
+
+	MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (first == INT_MAX)
+		return 0;
+	if (why)
+		snprintf(w->nodev, sizeof w->nodev, "%s", why);
+	MPI_Bcast(w->nodev, (int)sizeof w->nodev, MPI_CHAR, first,
+		  MPI_COMM_WORLD);
+	return 1;
+}
+
+/* After a device-memory backend's init: the device it made current, and
+ * the harness's stream on it. */
+static int start_device(struct worker *w)
+{
+	int ok = cs_dev_current(&w->dev) == CS_OK &&
+		 cs_dev_stream_create(w->dev, &w->stream) == CS_OK;
+
+	return agree(ok, w->wrank, cs_last_error());
+}
+
+/* Load the backend and create its world communicator; 1 when the run can
+ * go on (possibly with every case skipped for want of a device). */
 static int start_backend(struct worker *w)
 {
 	struct vcomm *vc = &w->vc[CS_COMM_WORLD];
 	char msg[1024];
-	int ok, rc = -1;
+	int ok, rc = -1, cuda;
 
 	ok = cs_backend_load(w->o->backend, &w->b) == CS_OK;
 	if (!agree(ok, w->wrank, cs_last_error()))
 		return 0;
 	snprintf(w->backend_name, sizeof w->backend_name, "%s", w->b->name);
+	cuda = w->b->mem_kind == CS_MEM_CUDA;
+	if (cuda && !cs_backend_finds_devices(w->b) &&
+	    no_device(w, cs_dev_count() == 0 ? CS_NODEV_SKIP : NULL))
+		return 1;
 	MPI_Comm_dup(MPI_COMM_WORLD, &vc->comm);
 	MPI_Comm_rank(vc->comm, &vc->rank);
 	MPI_Comm_size(vc->comm, &vc->size);
@@ -950,10 +833,16 @@ static int start_backend(struct worker *w)
 	if (ok) {
 		rc = w->b->init(cs_boot_get(vc->boot), w->o->backend_opt,
 				&vc->bcomm);
+		w->init_called = 1;
 		snprintf(msg, sizeof msg, "backend '%s' failed to initialise: %s",
 			 w->b->name, rc ? w->b->error_string(NULL, rc) : "");
 	}
-	return agree(ok && rc == 0, w->wrank, msg);
+	if (cuda && no_device(w, ok && rc ? cs_backend_init_skip(w->b, rc)
+					  : NULL))
+		return 1;
+	if (!agree(ok && rc == 0, w->wrank, msg))
+		return 0;
+	return !cuda || start_device(w);
 }
 
 static void stop_backend(struct worker *w)
@@ -969,7 +858,8 @@ static void stop_backend(struct worker *w)
 		cs_boot_free(vc->boot);
 		MPI_Comm_free(&vc->comm);
 	}
-	if (w->b && w->b->finalize)
+	cs_dev_stream_destroy(w->dev, w->stream);
+	if (w->init_called && w->b->finalize)
 		w->b->finalize();
 }
 
@@ -981,7 +871,7 @@ static int open_outputs(struct worker *w)
 	int ok = 1;
 
 	if (w->wrank == 0 && (!o->results || o->verbose || o->json || o->junit)) {
-		make_report_opts(o, &ro);
+		cs_run_report_opts(o, &ro);
 		ok = cs_report_open(&ro, &w->rep) == CS_OK;
 	}
 	if (ok && w->wrank == 0 && o->results) {
@@ -1014,7 +904,7 @@ static int worker_prepare(struct worker *w, cs_hcase_t **cases, size_t *n)
 		 "list %d", w->wsize, w->wsize);
 	if (!agree(size_listed(o, w->wsize), w->wrank, msg))
 		return 0;
-	ok = w->wrank != 0 || validate_opts(o, w->wsize) == 0;
+	ok = w->wrank != 0 || cs_run_validate(o, w->wsize) == 0;
 	if (!all_ok(ok)) /* rank 0 printed why */
 		return 0;
 	ok = cs_suite_build(o->suite, w->wsize, &o->f, cases, n) == CS_OK;
@@ -1134,18 +1024,20 @@ static int launcher_found(const char *name)
 }
 
 /* Everything the driver checks before it writes or launches anything:
- * options, backend, launcher, a non-empty sweep. 0 or 2 (printed). */
-static int driver_preflight(const cs_run_opts_t *o, int pmax, size_t *total)
+ * options, backend, launcher (unless the backend runs every rank in the
+ * worker), a non-empty sweep. 0 or 2 (printed). */
+static int driver_preflight(const cs_run_opts_t *o, int pmax, int inproc,
+			    size_t *total)
 {
 	const cs_backend_t *b;
 
-	if (validate_opts(o, pmax))
+	if (cs_run_validate(o, pmax))
 		return 2;
 	if (cs_backend_load(o->backend, &b) != CS_OK) {
 		fprintf(stderr, "collspec run: %s\n", cs_last_error());
 		return 2;
 	}
-	if (!launcher_found(o->mpiexec ? o->mpiexec : "mpiexec")) {
+	if (!inproc && !launcher_found(o->mpiexec ? o->mpiexec : "mpiexec")) {
 		fprintf(stderr, "collspec run: mpiexec not found: %s (install an "
 			"MPI, or name the launcher with --mpiexec PATH)\n",
 			o->mpiexec ? o->mpiexec : "no 'mpiexec' on PATH");
@@ -1155,8 +1047,8 @@ static int driver_preflight(const cs_run_opts_t *o, int pmax, size_t *total)
 	return *total ? 0 : 2;
 }
 
-static void driver_opts(const cs_run_opts_t *o, int pmax, const char *self,
-			cs_driver_opts_t *d)
+static void driver_opts(const cs_run_opts_t *o, int pmax, int inproc,
+			const char *self, cs_driver_opts_t *d)
 {
 	memset(d, 0, sizeof *d);
 	d->sizes = o->sizes;
@@ -1169,10 +1061,12 @@ static void driver_opts(const cs_run_opts_t *o, int pmax, const char *self,
 	d->worker_args = o->wargs;
 	d->nworker_args = o->nwargs;
 	d->verbose = o->verbose;
+	d->no_launcher = inproc;
 }
 
-/* `run --ranks`: launch and supervise one worker set per world size. */
-static int run_driver(const cs_run_opts_t *o)
+/* `run --ranks`: launch and supervise one worker set per world size
+ * (inproc: one launcher-less worker per world size). */
+static int run_driver(const cs_run_opts_t *o, int inproc)
 {
 	cs_driver_opts_t d;
 	cs_report_opts_t ro;
@@ -1184,7 +1078,7 @@ static int run_driver(const cs_run_opts_t *o)
 
 	for (i = 0; i < o->nsizes; i++)
 		pmax = o->sizes[i] > pmax ? o->sizes[i] : pmax;
-	if (driver_preflight(o, pmax, &total))
+	if (driver_preflight(o, pmax, inproc, &total))
 		return 2;
 	len = readlink("/proc/self/exe", self, sizeof self - 1);
 	if (len <= 0) {
@@ -1192,13 +1086,13 @@ static int run_driver(const cs_run_opts_t *o)
 		return 2;
 	}
 	self[len] = '\0';
-	make_report_opts(o, &ro);
+	cs_run_report_opts(o, &ro);
 	if (cs_report_open(&ro, &sink.rep) != CS_OK) {
 		fprintf(stderr, "collspec run: %s\n", cs_last_error());
 		return 2;
 	}
 	cs_report_set_total(sink.rep, total);
-	driver_opts(o, pmax, self, &d);
+	driver_opts(o, pmax, inproc, self, &d);
 	if (cs_driver_run(&d, driver_sink, &sink) != CS_OK) {
 		snprintf(why, sizeof why, "%s", cs_last_error());
 		fprintf(stderr, "collspec run: %s\n", why);
@@ -1208,18 +1102,83 @@ static int run_driver(const cs_run_opts_t *o)
 	return cs_report_close(sink.rep);
 }
 
+/*
+ * The human report keeps the real stdout; anything else this process writes
+ * to stdout (a backend's chatter) goes to stderr, so that it cannot garble
+ * the report. Returns the report's stream (stdout when fd 1 is unusable).
+ */
+static FILE *claim_stdout(void)
+{
+	FILE *f;
+	int fd;
+
+	fflush(stdout);
+	fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return stdout;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		return stdout;
+	}
+	if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		fclose(f);
+		return stdout;
+	}
+	return f;
+}
+
+/* o's backend when it drives every rank from one process, else NULL. A
+ * backend that does not load is left to the usual paths, which say why. */
+static const cs_backend_t *backend_inproc(const cs_run_opts_t *o)
+{
+	const cs_backend_t *b;
+
+	if (strcmp(o->backend, "nccl-local") && strncmp(o->backend, "plugin:", 7))
+		return NULL;
+	if (cs_backend_load(o->backend, &b) != CS_OK ||
+	    b->proc_model != CS_PROC_ALL_IN_PROCESS)
+		return NULL;
+	return b;
+}
+
+/* Backend b drives every rank: the launcher-less driver, or (--results)
+ * the in-process worker of one world size. */
+static int run_inproc(const cs_run_opts_t *o, const cs_backend_t *b)
+{
+	if (inside_launch() || !o->nsizes) {
+		fprintf(stderr, "collspec run: backend '%s' drives every rank "
+			"from one process: run it without mpiexec or srun, with "
+			"the world sizes in --ranks (e.g. --ranks 1-4)\n",
+			b->name);
+		return 2;
+	}
+	if (!o->results)
+		return run_driver(o, 1);
+	if (o->nsizes != 1) {
+		fprintf(stderr, "collspec run: --results runs one world size; "
+			"--ranks lists %d\n", o->nsizes);
+		return 2;
+	}
+	return cs_run_inproc(o);
+}
+
 /* `collspec run`: parse, then drive (--ranks outside a launcher) or work. */
 int cs_cmd_run(int argc, char **argv)
 {
 	cs_run_opts_t *o = malloc(sizeof *o);
+	const cs_backend_t *b;
 	int rc;
 
 	if (!o)
 		return 2;
 	rc = parse_run_args(argc, argv, o);
 	if (rc == 0) {
-		if (o->nsizes && !inside_launch())
-			rc = run_driver(o);
+		o->out = claim_stdout();
+		if ((b = backend_inproc(o)) != NULL)
+			rc = run_inproc(o, b);
+		else if (o->nsizes && !inside_launch())
+			rc = run_driver(o, 0);
 		else
 			rc = run_worker(o);
 	}

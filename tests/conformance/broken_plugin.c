@@ -16,11 +16,16 @@
  *               ranks round differently (each result within the bound)
  *   hang        allreduce of count 1: rank 0 never returns
  *   crash       allreduce of count 1: the last rank aborts
+ *   error       allreduce of count 1: every rank returns an error, with an
+ *               error string the report must quote
+ *   stdout      no fault in the results, but every call writes garbage
+ *               (half a JSON object, an XML tag) to stdout
  * (other counts run normally, so a sweep can be seen to resume)
  *
  * It needs no MPI: all communication goes through cs_bootstrap_t.
  */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,13 +35,25 @@
 
 enum fault {
 	F_NONE, F_WRONGSHARD, F_SWAP, F_TAIL, F_OVERRUN, F_CLOBBER,
-	F_RANKROUND, F_HANG, F_CRASH
+	F_RANKROUND, F_HANG, F_CRASH, F_ERROR, F_STDOUT
 };
 
 static const char *const fault_names[] = {
 	"none", "wrongshard", "swap", "tail", "overrun", "clobber",
-	"rankround", "hang", "crash",
+	"rankround", "hang", "crash", "error", "stdout",
 };
+
+#define BP_EFAULT 3 /* the injected error */
+
+/* Text on stdout that must not reach the harness's reports. */
+static void garbage(void)
+{
+	static const char junk[] = "STDOUT-GARBAGE {\"verdict\":\"PASS\",\"ch";
+
+	printf("STDOUT-GARBAGE <testcase name=\"bogus\"><failure>\n");
+	fflush(stdout);
+	(void)!write(STDOUT_FILENO, junk, sizeof junk - 1);
+}
 
 static enum fault fault;
 
@@ -142,6 +159,10 @@ static int bp_allreduce(const void *s, void *r, size_t count, cs_dtype_t d,
 			pause();
 	if (fault == F_CRASH && b->rank == b->nranks - 1 && count == 1)
 		abort();
+	if (fault == F_ERROR && count == 1)
+		return BP_EFAULT;
+	if (fault == F_STDOUT)
+		garbage();
 	if (!sc || gather_scalars(b, d, scalar, sc) ||
 	    !(all = gather_all(b, s, count * es))) {
 		free(sc);
@@ -192,6 +213,8 @@ static int bp_allgather(const void *s, void *r, size_t count, cs_dtype_t d,
 
 	if (!all)
 		return 1;
+	if (fault == F_STDOUT)
+		garbage();
 	memcpy(r, all, bytes * (size_t)b->nranks);
 	free(all);
 	if (fault == F_SWAP && b->nranks > 1 && bytes) {
@@ -215,7 +238,10 @@ static const char *bp_error_string(cs_bcomm_t c, int err)
 {
 	if (err == 2)
 		return "unknown fault name in --backend-opt (none wrongshard swap "
-		       "tail overrun clobber rankround hang crash)";
+		       "tail overrun clobber rankround hang crash error stdout)";
+	if (err == BP_EFAULT)
+		return "injected error: the broken test plugin refuses allreduce "
+		       "of count 1";
 	return "bootstrap exchange failed or out of memory";
 }
 

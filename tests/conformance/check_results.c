@@ -3,7 +3,9 @@
  *
  *   check_results --json FILE [--rc N] [--expect-fail CHECK[,CHECK...]]
  *                 [--coll NAME] [--allow-openmpi-defects] [--min-cases N]
- *                 [--min-pass N] -- CMD ARGS...
+ *                 [--min-pass N] [--expect-reason TEXT] [--expect-skip TEXT]
+ *                 [--gpu] [--junit FILE] [--clean-stdout MARKER]
+ *                 -- CMD ARGS...
  *
  * Runs CMD, then reads FILE (the run's --json report, JSON Lines) with
  * cs_result_from_json and checks:
@@ -16,7 +18,19 @@
  *   - at least --min-pass results that are PASS or INFO (default 0): with a
  *     fault that hits some cases only, the others still pass;
  *   - without it: no FAIL at all, except, with --allow-openmpi-defects, the
- *     two known defects of Open MPI 4.1 (see allowed_defect()).
+ *     two known defects of Open MPI 4.1 (see allowed_defect());
+ *   - with --expect-reason TEXT: every FAIL's reason contains TEXT (an
+ *     error return is reported with the backend's own error string);
+ *   - with --expect-skip TEXT: every result is a SKIP whose reason contains
+ *     TEXT (a device-memory backend on a machine without a device);
+ *   - with --junit FILE (the run's --junit report): the document is whole
+ *     (XML declaration first, </testsuites> last) and holds one <testcase>
+ *     per JSON result;
+ *   - with --clean-stdout MARKER: neither the command's stdout nor the
+ *     reports contain MARKER (what a backend wrote to stdout stays out of
+ *     the reports). The command's stdout is shown afterwards.
+ * With --gpu, a run in which every result is a SKIP "no CUDA device" exits
+ * 77 (CTest's skip) instead of being judged.
  * Exit 0 when every check holds, 1 otherwise (77, CTest's skip, when the
  * command could not be started).
  */
@@ -24,13 +38,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "harness.h"
 
 struct args {
 	const char *json, *expect, *coll;
-	int rc, have_rc, allow_ompi;
+	const char *reason, *skip, *junit, *marker;
+	int rc, have_rc, allow_ompi, gpu;
 	long min_cases, min_pass;
 	char **cmd;
 };
@@ -47,6 +63,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		} else if (!strcmp(argv[i], "--allow-openmpi-defects")) {
 			a->allow_ompi = 1;
+		} else if (!strcmp(argv[i], "--gpu")) {
+			a->gpu = 1;
 		} else if (i + 1 >= argc) {
 			break;
 		} else if (!strcmp(argv[i], "--json")) {
@@ -62,6 +80,14 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->min_cases = atol(argv[++i]);
 		} else if (!strcmp(argv[i], "--min-pass")) {
 			a->min_pass = atol(argv[++i]);
+		} else if (!strcmp(argv[i], "--expect-reason")) {
+			a->reason = argv[++i];
+		} else if (!strcmp(argv[i], "--expect-skip")) {
+			a->skip = argv[++i];
+		} else if (!strcmp(argv[i], "--junit")) {
+			a->junit = argv[++i];
+		} else if (!strcmp(argv[i], "--clean-stdout")) {
+			a->marker = argv[++i];
 		} else {
 			break;
 		}
@@ -76,8 +102,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 	return 1;
 }
 
-/* Run cmd; its exit status, or -1 when it could not run or was killed. */
-static int run(char **cmd)
+/* Run cmd (stdout into out_fd when >= 0); its exit status, or -1 when it
+ * could not run or was killed. */
+static int run(char **cmd, int out_fd)
 {
 	pid_t pid = fork();
 	int status;
@@ -85,6 +112,8 @@ static int run(char **cmd)
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
+		if (out_fd >= 0)
+			dup2(out_fd, STDOUT_FILENO);
 		execvp(cmd[0], cmd);
 		perror(cmd[0]);
 		_exit(127);
@@ -140,74 +169,214 @@ static int judge_fail(const struct args *a, const cs_result_t *r)
 	return a->allow_ompi && allowed_defect(r);
 }
 
+/* What the JSON report held. */
+struct tally {
+	long n, nfail, nbad, nallowed, npass, nprimary, nskip, nnodev;
+};
+
+/* Judge one result line into t. */
+static void judge_line(const struct args *a, const char *line, long lineno,
+		       struct tally *t)
+{
+	cs_result_t r;
+
+	if (cs_result_from_json(line, &r) != CS_OK) {
+		fprintf(stderr, "check_results: line %ld: %s\n", lineno,
+			cs_last_error());
+		t->nbad++;
+		return;
+	}
+	t->n++;
+	t->npass += r.verdict == CS_V_PASS || r.verdict == CS_V_INFO;
+	t->nskip += r.verdict == CS_V_SKIP;
+	t->nnodev += r.verdict == CS_V_SKIP &&
+		     strstr(r.reason, "no CUDA device") != NULL;
+	if (a->skip && (r.verdict != CS_V_SKIP || !strstr(r.reason, a->skip))) {
+		fprintf(stderr, "check_results: #%zu is %s (%s), expected SKIP "
+			"'%s'\n", r.hc.index, cs_verdict_name(r.verdict),
+			r.reason, a->skip);
+		t->nbad++;
+	}
+	if (r.verdict != CS_V_FAIL)
+		return;
+	t->nfail++;
+	t->nprimary += a->expect && listed(a->expect, r.check, 0);
+	if (!judge_fail(a, &r) || (a->reason && !strstr(r.reason, a->reason))) {
+		fprintf(stderr, "check_results: unexpected FAIL #%zu %s %s: "
+			"%s: %s\n", r.hc.index, cs_coll_name(r.hc.c.coll),
+			r.check, r.reason, r.repro);
+		t->nbad++;
+	} else if (!a->expect) {
+		t->nallowed++;
+	}
+}
+
+static int read_json(const struct args *a, struct tally *t)
+{
+	static char line[65536];
+	long lineno = 0;
+	FILE *f = fopen(a->json, "r");
+
+	memset(t, 0, sizeof *t);
+	if (!f) {
+		fprintf(stderr, "check_results: no report '%s'\n", a->json);
+		return 0;
+	}
+	while (fgets(line, sizeof line, f))
+		judge_line(a, line, ++lineno, t);
+	fclose(f);
+	return 1;
+}
+
+/* The whole of a file, NUL-terminated (NULL when unreadable). */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	long len;
+
+	if (f && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 &&
+	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)len + 1)))
+		buf[fread(buf, 1, (size_t)len, f)] = '\0';
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+static long count_of(const char *s, const char *what)
+{
+	long n = 0;
+
+	while ((s = strstr(s, what)) != NULL)
+		n++, s++;
+	return n;
+}
+
+/* 1 when path's text does not hold the marker (or there is none). */
+static int clean(const char *what, const char *text, const char *marker)
+{
+	if (!marker || !strstr(text, marker))
+		return 1;
+	fprintf(stderr, "check_results: %s holds '%s', written to stdout by "
+		"the backend\n", what, marker);
+	return 0;
+}
+
+/* The JUnit document is whole and has one testcase per result. */
+static int check_junit(const struct args *a, long n)
+{
+	char *x = a->junit ? slurp(a->junit) : NULL;
+	size_t len;
+	int ok;
+
+	if (!a->junit)
+		return 1;
+	if (!x) {
+		fprintf(stderr, "check_results: no JUnit report '%s'\n", a->junit);
+		return 0;
+	}
+	len = strlen(x);
+	ok = !strncmp(x, "<?xml", 5) && len >= 14 &&
+	     !strcmp(x + len - 14, "</testsuites>\n") &&
+	     count_of(x, "<testcase ") == n;
+	if (!ok)
+		fprintf(stderr, "check_results: JUnit report '%s' is not one "
+			"whole document with %ld testcases:\n%s\n", a->junit, n, x);
+	ok = clean("the JUnit report", x, a->marker) && ok;
+	free(x);
+	return ok;
+}
+
+/* The JSON report and the captured stdout hold no marker. */
+static int check_clean(const struct args *a, const char *out_path)
+{
+	char *j = slurp(a->json), *o = out_path ? slurp(out_path) : NULL;
+	int ok = 1;
+
+	if (o) {
+		fputs(o, stdout);
+		ok = clean("the run's stdout", o, a->marker);
+	}
+	if (j)
+		ok = clean("the JSON report", j, a->marker) && ok;
+	free(j);
+	free(o);
+	return ok;
+}
+
+/* Run the command, its stdout into a temporary file with --clean-stdout. */
+static int run_cmd(const struct args *a, char *out_path, size_t n)
+{
+	int fd = -1, rc;
+
+	out_path[0] = '\0';
+	if (a->marker) {
+		snprintf(out_path, n, "%s.stdout", a->json);
+		fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0)
+			return -1;
+	}
+	rc = run(a->cmd, fd);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* The counts against what was asked; 1 when they hold. */
+static int judge_tally(const struct args *a, const struct tally *t)
+{
+	printf("check_results: %ld results, %ld FAIL (%ld known Open MPI "
+	       "defects), %ld SKIP, %ld unexpected\n", t->n, t->nfail,
+	       t->nallowed, t->nskip, t->nbad);
+	if (t->n < a->min_cases) {
+		fprintf(stderr, "check_results: %ld results, expected at least "
+			"%ld\n", t->n, a->min_cases);
+		return 0;
+	}
+	if (a->expect && t->nprimary == 0) {
+		fprintf(stderr, "check_results: the fault was not caught (no FAIL "
+			"with the first check of '%s')\n", a->expect);
+		return 0;
+	}
+	if (t->npass < a->min_pass) {
+		fprintf(stderr, "check_results: %ld results passed, expected at "
+			"least %ld\n", t->npass, a->min_pass);
+		return 0;
+	}
+	return t->nbad == 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct args a;
-	static char line[65536];
-	long n = 0, nfail = 0, nbad = 0, nallowed = 0, lineno = 0, npass = 0;
-	long nprimary = 0;
-	cs_result_t r;
-	FILE *f;
-	int rc;
+	struct tally t;
+	char out[4096];
+	int rc, ok;
 
 	if (!parse_args(argc, argv, &a))
 		return 1;
 	remove(a.json);
-	rc = run(a.cmd);
+	if (a.junit)
+		remove(a.junit);
+	rc = run_cmd(&a, out, sizeof out);
 	if (rc < 0 || rc == 127) {
 		fprintf(stderr, "check_results: '%s' did not run to an exit\n",
 			a.cmd[0]);
 		return rc == 127 ? 77 : 1;
+	}
+	if (!read_json(&a, &t))
+		return 1;
+	if (a.gpu && t.n > 0 && t.nnodev == t.n) {
+		printf("check_results: no CUDA device: every case skipped\n");
+		return 77;
 	}
 	if (a.have_rc && rc != a.rc) {
 		fprintf(stderr, "check_results: exit status %d, expected %d\n", rc,
 			a.rc);
 		return 1;
 	}
-	if (!(f = fopen(a.json, "r"))) {
-		fprintf(stderr, "check_results: no report '%s'\n", a.json);
-		return 1;
-	}
-	while (fgets(line, sizeof line, f)) {
-		lineno++;
-		if (cs_result_from_json(line, &r) != CS_OK) {
-			fprintf(stderr, "check_results: line %ld: %s\n", lineno,
-				cs_last_error());
-			nbad++;
-			continue;
-		}
-		n++;
-		npass += r.verdict == CS_V_PASS || r.verdict == CS_V_INFO;
-		if (r.verdict != CS_V_FAIL)
-			continue;
-		nfail++;
-		nprimary += a.expect && listed(a.expect, r.check, 0);
-		if (!judge_fail(&a, &r)) {
-			fprintf(stderr, "check_results: unexpected FAIL #%zu %s %s: "
-				"%s: %s\n", r.hc.index, cs_coll_name(r.hc.c.coll),
-				r.check, r.reason, r.repro);
-			nbad++;
-		} else if (!a.expect) {
-			nallowed++;
-		}
-	}
-	fclose(f);
-	printf("check_results: %ld results, %ld FAIL (%ld known Open MPI "
-	       "defects), %ld unexpected\n", n, nfail, nallowed, nbad);
-	if (n < a.min_cases) {
-		fprintf(stderr, "check_results: %ld results, expected at least "
-			"%ld\n", n, a.min_cases);
-		return 1;
-	}
-	if (a.expect && nprimary == 0) {
-		fprintf(stderr, "check_results: the fault was not caught (no FAIL "
-			"with the first check of '%s')\n", a.expect);
-		return 1;
-	}
-	if (npass < a.min_pass) {
-		fprintf(stderr, "check_results: %ld results passed, expected at "
-			"least %ld\n", npass, a.min_pass);
-		return 1;
-	}
-	return nbad ? 1 : 0;
+	ok = judge_tally(&a, &t);
+	ok = check_junit(&a, t.n) && ok;
+	ok = check_clean(&a, out[0] ? out : NULL) && ok;
+	return ok ? 0 : 1;
 }

@@ -12,7 +12,8 @@
  * loaded with `collspec run --backend plugin:PATH`. The harness refuses a
  * backend whose abi_version or struct_size differs from its own, naming both
  * versions; a plugin may also return NULL when it cannot serve the
- * harness's version.
+ * harness's version. The entry point may be called more than once, before
+ * MPI or anything else is started: it only returns the struct.
  *
  * Dtypes, ops and collectives are those of cs_catalog.h (installed next to
  * this header). Shapes and in-place rules follow NCCL (spec/collectives.md):
@@ -30,6 +31,9 @@
  * error_string() turns that value into a message.
  *
  * Threads: the harness calls a backend from one thread.
+ *
+ * Output: write diagnostics to stderr. Whatever a backend writes to
+ * stdout is sent to the harness's stderr, away from its report.
  */
 #ifndef COLLSPEC_BACKEND_H
 #define COLLSPEC_BACKEND_H
@@ -48,10 +52,19 @@ extern "C" {
 /* Name of the function a plugin exports. */
 #define CS_BACKEND_SYMBOL "collspec_backend"
 
-/* Where the buffers handed to the backend live. */
+/*
+ * Where the buffers handed to the backend live. For CS_MEM_CUDA the
+ * harness allocates them (guard bytes included) after init / init_all:
+ * one rank per process, on the device that init left current; all ranks
+ * in one process, rank i's on device i. It copies the inputs in, hands
+ * the backend a cudaStream_t of its own on that device, and copies the
+ * results out after synchronize. Without a device (or in a collspec built
+ * without CUDA) every case is SKIP "no CUDA device" and the backend's
+ * init is not called.
+ */
 typedef enum cs_mem_kind {
 	CS_MEM_HOST = 0, /* ordinary host memory */
-	CS_MEM_CUDA = 1  /* CUDA device memory of the current device */
+	CS_MEM_CUDA = 1  /* CUDA device memory (see above for which device) */
 } cs_mem_kind_t;
 
 /* How ranks map to processes. */
@@ -119,14 +132,18 @@ typedef struct cs_backend {
 		    cs_bcomm_t *comm);
 	/*
 	 * CS_PROC_ALL_IN_PROCESS only: create nranks communicators, one per
-	 * rank, driven from this process. NULL for the other model.
+	 * rank, driven from this process (comms[i] is rank i's). NULL for the
+	 * other model. Called once per process: `collspec run --ranks A-B`
+	 * runs one process per world size.
 	 */
 	int (*init_all)(int nranks, const char *options, cs_bcomm_t *comms);
 	/*
 	 * Optional: split comm like MPI_Comm_split(color, key). `sub` is the
 	 * bootstrap of the new group (the harness has already split its own
 	 * channel the same way). When NULL, cases on sub-communicators are
-	 * skipped.
+	 * skipped. CS_PROC_ALL_IN_PROCESS: one call per rank of comm, all
+	 * between one group_start and group_end (as ncclCommSplit in a
+	 * group); sub is NULL; *newcomm is used only after group_end.
 	 */
 	int (*comm_split)(cs_bcomm_t comm, int color, int key,
 			  const cs_bootstrap_t *sub, cs_bcomm_t *newcomm);
@@ -193,7 +210,8 @@ typedef struct cs_backend {
 	int (*synchronize)(cs_bcomm_t comm, void *stream);
 	/* A message for status `err` returned by any function above (may
 	 * describe the most recent failure in more detail). comm is NULL
-	 * for failures of init and init_all. Never returns NULL. */
+	 * for failures of init, init_all, group_start and group_end. Never
+	 * returns NULL. */
 	const char *(*error_string)(cs_bcomm_t comm, int err);
 } cs_backend_t;
 

@@ -1,0 +1,545 @@
+/*
+ * inproc.c - the in-process worker: for a backend whose process model is
+ * CS_PROC_ALL_IN_PROCESS, this one process drives every rank of one world
+ * size P, with no MPI.
+ *
+ *   init_all(P) makes the P world communicators; a communicator variant is
+ *   one comm_split per rank between group_start and group_end (sub is
+ *   NULL: there is no channel per rank in one process).
+ *   Each case gets P sets of buffers laid out as the MPI worker lays out
+ *   one rank's (on CUDA device i for rank i of a device-memory backend),
+ *   one call per rank between group_start and group_end, a synchronize per
+ *   rank, then each rank's own checks, the cross-rank identity over the
+ *   ranks' hashes, the determinism re-run, and the merge of the P verdicts.
+ *
+ * `collspec run --ranks A-B` with such a backend runs this worker once per
+ * world size under the driver (driver.h, no launcher), so a hang or crash
+ * in a case is a FAIL of that case and the sweep resumes after it.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "collspec.h"
+#include "devmem.h"
+
+/* One communicator variant, per world rank. */
+struct ipvar {
+	int ready;        /* 0 not built, 1 usable, -1 cases are skipped */
+	cs_bcomm_t *comm; /* the rank's communicator */
+	int *color;       /* which group of the variant the rank is in */
+	int *rank, *size; /* its rank in that group, the group's size */
+	char why[256];    /* ready == -1: the skip reason */
+};
+
+struct ipw {
+	const cs_run_opts_t *o;
+	const cs_backend_t *b;
+	int P;
+	int init_called;
+	struct ipvar vc[CS_NUM_COMMVARS];
+	char nodev[256];    /* non-empty: every case is SKIP with this reason */
+	void **stream;      /* device memory: rank i's stream, on device i */
+	cs_exec_t *e;       /* per rank, for the case running */
+	cs_local_t *l;
+	uint64_t *h;        /* per rank: hash of the received bits */
+	int *bad;           /* per rank: its call failed */
+	cs_report_t *rep;
+	FILE *results;
+	char backend_name[64];
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Print why the run cannot go on; returns 0 (not ok). */
+static int say(const char *msg)
+{
+	fprintf(stderr, "collspec run: %s\n", msg);
+	return 0;
+}
+
+/* ---- communicator variants ------------------------------------------------- */
+
+/* The per-rank arrays of vc (the world's comm array is made first, by
+ * start_backend, for init_all). */
+static int var_alloc(struct ipvar *vc, int P)
+{
+	if (!vc->comm)
+		vc->comm = calloc((size_t)P, sizeof *vc->comm);
+	vc->color = calloc((size_t)P, sizeof *vc->color);
+	vc->rank = calloc((size_t)P, sizeof *vc->rank);
+	vc->size = calloc((size_t)P, sizeof *vc->size);
+	return vc->comm && vc->color && vc->rank && vc->size;
+}
+
+/* Groups of variant v as MPI_Comm_split would make them: ranks of one
+ * color, ordered by key (then world rank). */
+static void var_shape(struct ipvar *vc, cs_commvar_t v, int P, int *key)
+{
+	int r, q;
+
+	for (r = 0; r < P; r++)
+		cs_commvar_split(v, r, P, &vc->color[r], &key[r]);
+	for (r = 0; r < P; r++)
+		for (q = 0; q < P; q++) {
+			if (vc->color[q] != vc->color[r])
+				continue;
+			vc->size[r]++;
+			vc->rank[r] += key[q] < key[r] || (key[q] == key[r] && q < r);
+		}
+}
+
+/* The backend's communicators of variant v: one comm_split per rank in one
+ * group. Sets ready and, when the variant cannot run, why. */
+static void var_split(struct ipw *w, struct ipvar *vc, const int *key)
+{
+	const cs_backend_t *b = w->b;
+	int r, rc, end;
+
+	rc = b->group_start();
+	if (rc == 0) {
+		for (r = 0; r < w->P && !rc; r++)
+			rc = b->comm_split(w->vc[CS_COMM_WORLD].comm[r],
+					   vc->color[r], key[r], NULL,
+					   &vc->comm[r]);
+		end = b->group_end();
+		rc = rc ? rc : end;
+	}
+	if (rc == 0)
+		return;
+	vc->ready = -1;
+	snprintf(vc->why, sizeof vc->why, "backend comm_split failed: %s",
+		 b->error_string(NULL, rc));
+	for (r = 0; r < w->P; r++)
+		if (vc->comm[r] && b->comm_free)
+			b->comm_free(vc->comm[r]);
+	memset(vc->comm, 0, (size_t)w->P * sizeof *vc->comm);
+}
+
+static struct ipvar *get_var(struct ipw *w, cs_commvar_t v)
+{
+	struct ipvar *vc = &w->vc[v];
+	int *key;
+
+	if (vc->ready)
+		return vc;
+	vc->ready = 1;
+	key = calloc((size_t)w->P, sizeof *key);
+	if (!key || !var_alloc(vc, w->P)) {
+		vc->ready = -1;
+		snprintf(vc->why, sizeof vc->why, "out of memory");
+		free(key);
+		return vc;
+	}
+	var_shape(vc, v, w->P, key);
+	if (w->nodev[0]) {
+		vc->ready = -1;
+		snprintf(vc->why, sizeof vc->why, "%s", w->nodev);
+	} else if (v != CS_COMM_WORLD && !w->b->comm_split) {
+		vc->ready = -1;
+		snprintf(vc->why, sizeof vc->why, "backend '%s' has no "
+			 "comm_split: communicator variant '%s' needs it",
+			 w->b->name, cs_commvar_name(v));
+	} else if (v != CS_COMM_WORLD) {
+		var_split(w, vc, key);
+	}
+	free(key);
+	return vc;
+}
+
+/* ---- one case ---------------------------------------------------------------- */
+
+static void rank_fail(struct ipw *w, int r, const char *check, const char *what,
+		      int rc, cs_bcomm_t comm)
+{
+	char reason[256];
+
+	snprintf(reason, sizeof reason, "rank %d: %s returned error %d: %s", r,
+		 what, rc, w->b->error_string(comm, rc));
+	cs_local_set(&w->l[r], CS_V_FAIL, check, reason, NULL);
+	w->bad[r] = 1;
+}
+
+/* One collective: every rank's call between group_start and group_end,
+ * then every rank's synchronize. Marks the ranks whose part failed (FAIL
+ * "error"); returns how many did. */
+static int call_all(struct ipw *w, const struct ipvar *vc, const char *which)
+{
+	const cs_backend_t *b = w->b;
+	char what[64];
+	int r, rc, n = 0;
+
+	memset(w->bad, 0, (size_t)w->P * sizeof *w->bad);
+	snprintf(what, sizeof what, "%s call", which);
+	if ((rc = b->group_start()) != 0) {
+		for (r = 0; r < w->P; r++)
+			rank_fail(w, r, "error", "group_start", rc, NULL);
+		return w->P;
+	}
+	for (r = 0; r < w->P; r++)
+		if ((rc = cs_exec_call(&w->e[r], b, vc->comm[r])) != 0)
+			rank_fail(w, r, "error", what, rc, vc->comm[r]);
+	if ((rc = b->group_end()) != 0)
+		for (r = 0; r < w->P; r++)
+			rank_fail(w, r, "error", "group_end", rc, NULL);
+	for (r = 0; r < w->P; r++) {
+		if (!w->bad[r] &&
+		    (rc = b->synchronize(vc->comm[r], w->e[r].stream)) != 0)
+			rank_fail(w, r, "error", "synchronize", rc, vc->comm[r]);
+		n += w->bad[r];
+	}
+	return n;
+}
+
+/* Inputs in (put) or results out of the device copies, every rank; FAIL
+ * "harness" for a rank whose copy fails. Returns how many failed. */
+static int move_all(struct ipw *w, int put)
+{
+	char reason[256];
+	int r, n = 0;
+
+	for (r = 0; r < w->P; r++) {
+		cs_exec_t *e = &w->e[r];
+		if ((put ? cs_exec_put(e) : cs_exec_get(e)) == CS_OK)
+			continue;
+		snprintf(reason, sizeof reason, "rank %d: %s", r, cs_last_error());
+		cs_local_set(&w->l[r], CS_V_FAIL, "harness", reason, NULL);
+		w->bad[r] = 1;
+		n++;
+	}
+	return n;
+}
+
+/* Identity of the received bits within each group of the variant. */
+static void identity_all(struct ipw *w, const struct ipvar *vc)
+{
+	uint64_t *g = malloc((size_t)w->P * sizeof *g);
+	int r, q;
+
+	if (!g)
+		return;
+	for (r = 0; r < w->P; r++) {
+		for (q = 0; q < w->P; q++)
+			if (vc->color[q] == vc->color[r])
+				g[vc->rank[q]] = w->h[q];
+		cs_identity_verdict(g, vc->size[r], &w->l[r]);
+	}
+	free(g);
+}
+
+static int any_fail(const struct ipw *w)
+{
+	int r;
+
+	for (r = 0; r < w->P; r++)
+		if (w->l[r].verdict == CS_V_FAIL)
+			return 1;
+	return 0;
+}
+
+/* The same call again on fresh identical inputs: same bits per rank? */
+static void determinism_all(struct ipw *w, const struct ipvar *vc)
+{
+	char reason[256];
+	int r;
+
+	for (r = 0; r < w->P; r++)
+		cs_exec_fill(&w->e[r]);
+	if (move_all(w, 1) || call_all(w, vc, "second") || move_all(w, 0))
+		return;
+	for (r = 0; r < w->P; r++) {
+		if (cs_exec_hash(&w->e[r]) == w->h[r])
+			continue;
+		snprintf(reason, sizeof reason, "rank %d: the same call on the "
+			 "same inputs gave different bits the second time", r);
+		cs_local_set(&w->l[r], CS_V_WARN, "determinism", reason, NULL);
+	}
+}
+
+static void execute(struct ipw *w, const struct ipvar *vc)
+{
+	double t0;
+	int r;
+
+	memset(w->bad, 0, (size_t)w->P * sizeof *w->bad);
+	for (r = 0; r < w->P; r++)
+		cs_exec_fill(&w->e[r]);
+	if (move_all(w, 1))
+		return;
+	t0 = now_s();
+	call_all(w, vc, "the");
+	for (r = 0; r < w->P; r++)
+		w->l[r].seconds = now_s() - t0;
+	move_all(w, 0);
+	for (r = 0; r < w->P; r++) {
+		if (!w->bad[r])
+			cs_exec_check(&w->e[r], &w->l[r]);
+		w->h[r] = cs_exec_hash(&w->e[r]);
+	}
+	if (cs_coll_same_everywhere(w->e[0].c.coll))
+		identity_all(w, vc);
+	if (!any_fail(w))
+		determinism_all(w, vc);
+}
+
+/* 0 when every rank can run hc, 1 (skip) or 2 (harness failure) with the
+ * reason; on 0 the P execs are set up (and on their devices). */
+static int prepare(struct ipw *w, const struct ipvar *vc,
+		   const cs_hcase_t *hc, char *reason, size_t n, int *who)
+{
+	int r, k;
+
+	*who = 0;
+	if (w->nodev[0] || vc->ready < 0) {
+		snprintf(reason, n, "%s", w->nodev[0] ? w->nodev : vc->why);
+		return 1;
+	}
+	for (r = 0; r < w->P; r++)
+		if (cs_backend_takes(w->b, vc->comm[r], hc, vc->size[r], reason,
+				     n)) {
+			*who = r;
+			return 1;
+		}
+	for (r = 0; r < w->P; r++) {
+		cs_status_t st = cs_exec_setup(&w->e[r], hc, vc->size[r],
+					       vc->rank[r]);
+		if (st == CS_OK && w->stream &&
+		    (st = cs_exec_to_device(&w->e[r], r, w->stream[r])) != CS_OK)
+			cs_exec_free(&w->e[r]);
+		if (st == CS_OK)
+			continue;
+		snprintf(reason, n, "rank %d: %s", r, cs_last_error());
+		for (k = 0; k < r; k++)
+			cs_exec_free(&w->e[k]);
+		*who = r;
+		return 2;
+	}
+	return 0;
+}
+
+static void run_case(struct ipw *w, const cs_hcase_t *hc, cs_result_t *res)
+{
+	const struct ipvar *vc = get_var(w, hc->comm);
+	char reason[256] = "";
+	int r, who, code;
+
+	for (r = 0; r < w->P; r++)
+		cs_local_init(&w->l[r], r, vc->ready > 0 ? vc->rank[r] : r);
+	code = prepare(w, vc, hc, reason, sizeof reason, &who);
+	if (code == 0) {
+		execute(w, vc);
+		for (r = 0; r < w->P; r++)
+			cs_exec_free(&w->e[r]);
+	} else {
+		cs_local_set(&w->l[who], code == 1 ? CS_V_SKIP : CS_V_FAIL,
+			     code == 1 ? "skip" : "harness", reason, NULL);
+	}
+	cs_result_merge(w->o, w->backend_name, hc, w->l, w->P, res);
+}
+
+static void run_cases(struct ipw *w, const cs_hcase_t *cases, size_t n)
+{
+	cs_result_t *res = malloc(sizeof *res);
+	size_t i;
+
+	for (i = 0; i < n && res; i++) {
+		if (cases[i].index < w->o->first)
+			continue;
+		if (w->rep)
+			cs_report_start(w->rep, &cases[i]);
+		cs_results_start(w->results, &cases[i], w->backend_name);
+		run_case(w, &cases[i], res);
+		cs_results_line(w->results, res);
+		if (w->rep)
+			cs_report_add(w->rep, res);
+	}
+	free(res);
+}
+
+/* ---- set-up and tear-down ---------------------------------------------------- */
+
+/* Streams for device memory: rank i's on device i. 0 or a message. */
+static int start_streams(struct ipw *w)
+{
+	int r;
+
+	w->stream = calloc((size_t)w->P, sizeof *w->stream);
+	if (!w->stream)
+		return cs_error(CS_ERR_NOMEM, "out of memory");
+	for (r = 0; r < w->P; r++)
+		if (cs_dev_stream_create(r, &w->stream[r]) != CS_OK)
+			return -1;
+	return 0;
+}
+
+/* A device-memory plugin needs a device per rank: the harness counts
+ * them before its init_all. 1 when there are too few (w->nodev set). */
+static int too_few_devices(struct ipw *w)
+{
+	int n;
+
+	if (w->b->mem_kind != CS_MEM_CUDA || cs_backend_finds_devices(w->b))
+		return 0;
+	n = cs_dev_count();
+	if (n == 0)
+		snprintf(w->nodev, sizeof w->nodev, "%s", CS_NODEV_SKIP);
+	else if (n < w->P)
+		snprintf(w->nodev, sizeof w->nodev, "%d ranks need %d CUDA "
+			 "devices (rank i on device i); this process sees %d",
+			 w->P, w->P, n);
+	return w->nodev[0] != 0;
+}
+
+/* Load the backend and make the world's P communicators. 1 when the run
+ * can go on (possibly with every case skipped for want of devices). */
+static int start_backend(struct ipw *w)
+{
+	struct ipvar *world = &w->vc[CS_COMM_WORLD];
+	const char *skip;
+	char msg[512];
+	int rc;
+
+	if (cs_backend_load(w->o->backend, &w->b) != CS_OK)
+		return say(cs_last_error());
+	snprintf(w->backend_name, sizeof w->backend_name, "%s", w->b->name);
+	if (too_few_devices(w))
+		return 1;
+	if (!var_alloc(world, w->P))
+		return say("out of memory");
+	rc = w->b->init_all(w->P, w->o->backend_opt, world->comm);
+	w->init_called = 1;
+	if (rc && (skip = cs_backend_init_skip(w->b, rc)) != NULL) {
+		snprintf(w->nodev, sizeof w->nodev, "%s", skip);
+		return 1;
+	}
+	if (rc) {
+		snprintf(msg, sizeof msg, "backend '%s' failed to initialise "
+			 "%d ranks: %s", w->b->name, w->P,
+			 w->b->error_string(NULL, rc));
+		memset(world->comm, 0, (size_t)w->P * sizeof *world->comm);
+		return say(msg);
+	}
+	if (w->b->mem_kind == CS_MEM_CUDA && start_streams(w))
+		return say(cs_last_error());
+	return 1;
+}
+
+static void free_var(struct ipw *w, struct ipvar *vc)
+{
+	int r;
+
+	for (r = 0; vc->comm && r < w->P; r++)
+		if (vc->comm[r] && w->b->comm_free)
+			w->b->comm_free(vc->comm[r]);
+	free(vc->comm);
+	free(vc->color);
+	free(vc->rank);
+	free(vc->size);
+}
+
+static void stop_backend(struct ipw *w)
+{
+	int v, r;
+
+	for (v = CS_NUM_COMMVARS - 1; v >= 0; v--)
+		free_var(w, &w->vc[v]);
+	for (r = 0; w->stream && r < w->P; r++)
+		cs_dev_stream_destroy(r, w->stream[r]);
+	free(w->stream);
+	if (w->init_called && w->b->finalize)
+		w->b->finalize();
+}
+
+/* The report (unless only the results file is wanted) and results file. */
+static int open_outputs(struct ipw *w)
+{
+	const cs_run_opts_t *o = w->o;
+	cs_report_opts_t ro;
+
+	if (!o->results || o->verbose || o->json || o->junit) {
+		cs_run_report_opts(o, &ro);
+		if (cs_report_open(&ro, &w->rep) != CS_OK)
+			return say(cs_last_error());
+	}
+	if (o->results && !(w->results = fopen(o->results, "a"))) {
+		cs_error(CS_ERR_IO, "cannot write the results file '%s': %s",
+			 o->results, strerror(errno));
+		return say(cs_last_error());
+	}
+	return 1;
+}
+
+static int alloc_scratch(struct ipw *w)
+{
+	size_t P = (size_t)w->P;
+
+	w->e = calloc(P, sizeof *w->e);
+	w->l = calloc(P, sizeof *w->l);
+	w->h = calloc(P, sizeof *w->h);
+	w->bad = calloc(P, sizeof *w->bad);
+	return w->e && w->l && w->h && w->bad;
+}
+
+/* Everything before the first case; 1 when the run can go on. */
+static int prepare_run(struct ipw *w, cs_hcase_t **cases, size_t *n)
+{
+	const cs_run_opts_t *o = w->o;
+
+	if (cs_run_validate(o, w->P))
+		return 0;
+	if (cs_suite_build(o->suite, w->P, &o->f, cases, n) != CS_OK)
+		return say(cs_last_error());
+	if (*n == 0)
+		return say("no case of the suite matches the filters");
+	if (!alloc_scratch(w))
+		return say("out of memory");
+	return open_outputs(w) && start_backend(w);
+}
+
+static size_t count_from(const cs_hcase_t *cases, size_t n, size_t first)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		k += cases[i].index >= first;
+	return k;
+}
+
+int cs_run_inproc(const cs_run_opts_t *o)
+{
+	struct ipw w;
+	cs_hcase_t *cases = NULL;
+	size_t n = 0;
+	int code = 2;
+
+	memset(&w, 0, sizeof w);
+	w.o = o;
+	w.P = o->sizes[0];
+	if (prepare_run(&w, &cases, &n)) {
+		if (w.rep)
+			cs_report_set_total(w.rep, count_from(cases, n, o->first));
+		run_cases(&w, cases, n);
+		code = w.rep ? cs_report_close(w.rep) : 0;
+		w.rep = NULL;
+	}
+	if (w.rep)
+		cs_report_abort(w.rep, "the run could not start");
+	if (w.results)
+		fclose(w.results);
+	if (w.b)
+		stop_backend(&w);
+	free(cases);
+	free(w.e);
+	free(w.l);
+	free(w.h);
+	free(w.bad);
+	return code;
+}

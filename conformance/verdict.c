@@ -1,0 +1,220 @@
+/*
+ * verdict.c - what the two workers share (the MPI worker of run.c, one rank
+ * per process, and the in-process worker of inproc.c): communicator
+ * variants, the support precheck, the identity verdict, merging the ranks'
+ * verdicts into one result, and the lines of the driver protocol.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include "collspec.h"
+
+void cs_commvar_split(cs_commvar_t v, int r, int W, int *color, int *key)
+{
+	*color = 0;
+	*key = r;
+	if (v == CS_COMM_REVERSED)
+		*key = W - 1 - r;
+	else if (v == CS_COMM_HALVES)
+		*color = r < W / 2 ? 0 : 1;
+	else if (v == CS_COMM_ODDEVEN)
+		*color = r % 2;
+}
+
+/* The function pointer a collective needs, as a flag. */
+static int implements(const cs_backend_t *b, cs_coll_t c)
+{
+	const void *fn[CS_NUM_COLLS] = {
+		[CS_COLL_ALLREDUCE] = (const void *)(uintptr_t)b->allreduce,
+		[CS_COLL_ALLGATHER] = (const void *)(uintptr_t)b->allgather,
+		[CS_COLL_REDUCESCATTER] = (const void *)(uintptr_t)b->reducescatter,
+		[CS_COLL_ALLTOALL] = (const void *)(uintptr_t)b->alltoall,
+		[CS_COLL_ALLTOALLV] = (const void *)(uintptr_t)b->alltoallv,
+		[CS_COLL_BROADCAST] = (const void *)(uintptr_t)b->broadcast,
+		[CS_COLL_REDUCE] = (const void *)(uintptr_t)b->reduce,
+		[CS_COLL_GATHER] = (const void *)(uintptr_t)b->gather,
+		[CS_COLL_SCATTER] = (const void *)(uintptr_t)b->scatter,
+		[CS_COLL_SENDRECV] = (const void *)(uintptr_t)b->sendrecv,
+	};
+
+	return (unsigned)c < CS_NUM_COLLS && fn[c] != NULL;
+}
+
+int cs_backend_takes(const cs_backend_t *b, cs_bcomm_t comm,
+		     const cs_hcase_t *hc, int nranks, char *reason, size_t n)
+{
+	cs_backend_query_t q;
+
+	if (!implements(b, hc->c.coll)) {
+		snprintf(reason, n, "backend '%s' does not implement %s", b->name,
+			 cs_coll_name(hc->c.coll));
+		return 1;
+	}
+	if (!b->supports)
+		return 0;
+	memset(&q, 0, sizeof q);
+	q.struct_size = sizeof q;
+	q.coll = hc->c.coll;
+	q.dtype = hc->c.dtype;
+	q.op = hc->c.op;
+	q.count = hc->c.count;
+	q.nranks = nranks;
+	q.root = cs_coll_rooted(hc->c.coll) ? hc->c.root % nranks : 0;
+	q.inplace = hc->inplace;
+	reason[0] = '\0';
+	if (b->supports(comm, &q, reason, n))
+		return 0;
+	if (!reason[0])
+		snprintf(reason, n, "backend '%s' does not support this case",
+			 b->name);
+	return 1;
+}
+
+int cs_coll_same_everywhere(cs_coll_t c)
+{
+	return c == CS_COLL_ALLREDUCE || c == CS_COLL_ALLGATHER ||
+	       c == CS_COLL_BROADCAST;
+}
+
+void cs_identity_verdict(const uint64_t *hash, int n, cs_local_t *l)
+{
+	char reason[256], detail[1024];
+	size_t used = 0;
+	int q, bad = -1;
+
+	for (q = 1; q < n && bad < 0; q++)
+		if (hash[q] != hash[0])
+			bad = q;
+	if (bad < 0 || l->comm_rank != bad)
+		return;
+	snprintf(reason, sizeof reason, "ranks 0 and %d of the communicator "
+		 "received different bits", bad);
+	for (q = 0; q < n && used < sizeof detail; q++)
+		used += (size_t)snprintf(detail + used, sizeof detail - used,
+					 "comm rank %d: hash of the received "
+					 "buffer %016llx\n", q,
+					 (unsigned long long)hash[q]);
+	cs_local_set(l, CS_V_FAIL, "identity", reason, detail);
+}
+
+/* ---- merging the ranks' verdicts ------------------------------------------ */
+
+/* Is a a better representative of the case than b? Worst verdict first,
+ * then the earliest check, then one that says why, then the lowest rank. */
+static int better(const cs_local_t *a, const cs_local_t *b)
+{
+	if (a->verdict != b->verdict)
+		return a->verdict > b->verdict;
+	if (a->prio != b->prio)
+		return a->prio < b->prio;
+	if (!a->reason[0] != !b->reason[0])
+		return a->reason[0] != 0;
+	return a->rank < b->rank;
+}
+
+/* Implementation-defined behaviour observed over all ranks. */
+static void apply_profile(const uint64_t *obs, cs_local_t *win, char *info,
+			  size_t n)
+{
+	uint64_t ign = obs[CS_OBS_NAN_IGNORE], prop = obs[CS_OBS_NAN_PROPAGATE];
+	uint64_t nf = obs[CS_OBS_OVF_NONFINITE], sat = obs[CS_OBS_OVF_SATURATE];
+	char reason[256];
+	size_t used = 0;
+
+	info[0] = '\0';
+	if (ign || prop)
+		used += (size_t)snprintf(info + used, n - used, "nan=%s",
+					 ign && prop ? "mixed"
+					 : ign ? "ignore" : "propagate");
+	if ((nf || sat) && used < n)
+		snprintf(info + used, n - used, "%sovf=%s", used ? " " : "",
+			 nf && sat ? "mixed" : nf ? "nonfinite" : "saturate");
+	if (ign && prop) {
+		snprintf(reason, sizeof reason, "max/min ignored a NaN in %llu "
+			 "elements and propagated one in %llu: no consistent NaN "
+			 "rule", (unsigned long long)ign, (unsigned long long)prop);
+		cs_local_set(win, CS_V_FAIL, "nanrule", reason, NULL);
+	}
+	if (info[0] && win->verdict == CS_V_PASS)
+		cs_local_set(win, CS_V_INFO, "profile", "implementation-defined "
+			     "behaviour observed", NULL);
+}
+
+/* "failing on N ranks: a b c" after the winner's detail. */
+static void list_failing(const cs_local_t *all, int n, int nfail, char *d,
+			 size_t cap)
+{
+	size_t used = strlen(d);
+	int q;
+
+	if (nfail < 2 || used >= cap)
+		return;
+	used += (size_t)snprintf(d + used, cap - used, "failing on %d ranks:",
+				 nfail);
+	for (q = 0; q < n && used < cap; q++)
+		if (all[q].verdict == CS_V_FAIL)
+			used += (size_t)snprintf(d + used, cap - used, " %d", q);
+}
+
+void cs_result_merge(const cs_run_opts_t *o, const char *backend_name,
+		     const cs_hcase_t *hc, const cs_local_t *all, int n,
+		     cs_result_t *res)
+{
+	uint64_t obs[CS_NUM_OBS] = {0};
+	cs_local_t win = all[0];
+	int q, k, nfail = 0;
+
+	memset(res, 0, sizeof *res);
+	res->hc = *hc;
+	snprintf(res->backend, sizeof res->backend, "%s", backend_name);
+	for (q = 0; q < n; q++) {
+		if (better(&all[q], &win))
+			win = all[q];
+		for (k = 0; k < CS_NUM_OBS; k++)
+			obs[k] += all[q].obs[k];
+		res->elems_checked += all[q].elems;
+		res->bytes_checked += all[q].bytes;
+		if (all[q].seconds > res->seconds)
+			res->seconds = all[q].seconds;
+		nfail += all[q].verdict == CS_V_FAIL;
+	}
+	apply_profile(obs, &win, res->info, sizeof res->info);
+	res->verdict = (cs_verdict_t)win.verdict;
+	snprintf(res->check, sizeof res->check, "%s", win.check);
+	snprintf(res->reason, sizeof res->reason, "%s", win.reason);
+	snprintf(res->detail, sizeof res->detail, "%s", win.detail);
+	list_failing(all, n, nfail, res->detail, sizeof res->detail);
+	cs_repro_format(hc, n, o->backend, o->backend_opt, o->suite, res->repro,
+			sizeof res->repro);
+}
+
+/* ---- the driver protocol -------------------------------------------------- */
+
+void cs_results_line(FILE *f, const cs_result_t *r)
+{
+	static char buf[32768]; /* a result, every byte escaped, fits */
+	int n;
+
+	if (!f)
+		return;
+	n = cs_result_to_json(r, buf, sizeof buf);
+	if (n < 0 || (size_t)n >= sizeof buf)
+		return;
+	fputs(buf, f);
+	fputc('\n', f);
+	fflush(f);
+}
+
+void cs_results_start(FILE *f, const cs_hcase_t *hc, const char *backend)
+{
+	static cs_result_t start;
+
+	if (!f)
+		return;
+	memset(&start, 0, sizeof start);
+	start.hc = *hc;
+	snprintf(start.backend, sizeof start.backend, "%s", backend);
+	start.verdict = CS_V_PASS;
+	snprintf(start.check, sizeof start.check, "start");
+	cs_results_line(f, &start);
+}
