@@ -982,6 +982,47 @@ static void driver_sink(const cs_result_t *r, void *ctx)
 }
 
 /* Cases the sweep will run, over all world sizes (0 on a suite error). */
+/* Why the filters select nothing: name the first combination the spec does
+ * not define (an op on a collective that does not reduce, a root on one
+ * that has none, a root beyond every rank count), else say so plainly. */
+static void explain_empty(const cs_run_opts_t *o)
+{
+	const cs_filter_t *f = &o->f;
+	uint32_t want_ops = f->ops ? f->ops : ~0u;
+	int c, maxp = 0, i;
+
+	for (i = 0; i < o->nsizes; i++)
+		maxp = o->sizes[i] > maxp ? o->sizes[i] : maxp;
+	for (c = 0; c < CS_NUM_COLLS; c++) {
+		if (f->colls && !(f->colls & (1u << c)))
+			continue;
+		if (!cs_coll_reduces(c) && !(want_ops & (1u << CS_OP_NONE))) {
+			fprintf(stderr, "collspec run: %s does not reduce: --op "
+				"does not apply to it (drop --op, or give --op none)\n",
+				cs_coll_name(c));
+			return;
+		}
+		if (cs_coll_reduces(c) && !(want_ops & ((1u << CS_NUM_OPS) - 1))) {
+			fprintf(stderr, "collspec run: %s reduces: it needs an op "
+				"(sum prod max min avg premulsum), not 'none'\n",
+				cs_coll_name(c));
+			return;
+		}
+		if (f->root >= 0 && !cs_coll_rooted(c)) {
+			fprintf(stderr, "collspec run: %s has no root: --root does "
+				"not apply to it\n", cs_coll_name(c));
+			return;
+		}
+		if (f->root >= maxp && cs_coll_rooted(c)) {
+			fprintf(stderr, "collspec run: root %d is out of range for "
+				"%d ranks\n", f->root, maxp);
+			return;
+		}
+	}
+	fprintf(stderr, "collspec run: no case of the suite matches the "
+		"filters at the --ranks given\n");
+}
+
 static size_t sweep_total(const cs_run_opts_t *o)
 {
 	cs_hcase_t *cases;
@@ -998,8 +1039,7 @@ static size_t sweep_total(const cs_run_opts_t *o)
 		free(cases);
 	}
 	if (!total)
-		fprintf(stderr, "collspec run: no case of the suite matches the "
-			"filters at --ranks given\n");
+		explain_empty(o);
 	return total;
 }
 
