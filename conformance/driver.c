@@ -392,6 +392,8 @@ static void take_line(struct driver *d, struct launch *l, const char *line)
 		l->has_pending = 1;
 		l->t_pending = l->t_last;
 		l->started++;
+		if (d->o->on_start)
+			d->o->on_start(&r, d->ctx);
 		return;
 	}
 	l->has_pending = 0;
@@ -512,10 +514,13 @@ static void emit_failure(struct driver *d, const struct launch *l, int P,
 	d->sink(&r, d->ctx);
 }
 
-static int finished(const struct launch *l, enum end_kind end)
+/* The launch ended normally and, where the case count is known, after its
+ * last case (a worker that stops early has failed, whatever its status). */
+static int finished(const struct launch *l, enum end_kind end, size_t ncases)
 {
-	return end == END_OK && WIFEXITED(l->status) &&
-	       WEXITSTATUS(l->status) <= 1;
+	if (!(end == END_OK && WIFEXITED(l->status) && WEXITSTATUS(l->status) <= 1))
+		return 0;
+	return ncases == (size_t)-1 || (l->finals ? l->next : l->first) >= ncases;
 }
 
 /* Launch, supervise and end one launch of P ranks from l->first. */
@@ -535,7 +540,7 @@ static cs_status_t one_launch(struct driver *d, int P, struct launch *l,
 }
 
 /* All cases at world size P, resuming after each crash or hang. */
-static cs_status_t run_world(struct driver *d, int P)
+static cs_status_t run_world(struct driver *d, int P, size_t ncases)
 {
 	size_t first = 0, failed_at = (size_t)-1;
 
@@ -545,10 +550,12 @@ static cs_status_t run_world(struct driver *d, int P)
 		char how[160];
 		cs_status_t st;
 
+		if (first >= ncases) /* nothing (left) to run at this size */
+			return CS_OK;
 		memset(&l, 0, sizeof l);
 		l.first = first;
 		st = one_launch(d, P, &l, &end);
-		if (st != CS_OK || end == END_SIGNAL || finished(&l, end))
+		if (st != CS_OK || end == END_SIGNAL || finished(&l, end, ncases))
 			return st;
 		if (end == END_CRASH || end == END_HANG) {
 			emit_failure(d, &l, P, end);
@@ -680,7 +687,8 @@ cs_status_t cs_driver_run(const cs_driver_opts_t *o, cs_result_sink_t sink,
 	install(d);
 	n = o->nsizes > 0 ? o->nsizes : o->rmax - o->rmin + 1;
 	for (i = 0; i < n && st == CS_OK && !g_signal; i++)
-		st = run_world(d, o->nsizes > 0 ? o->sizes[i] : o->rmin + i);
+		st = run_world(d, o->nsizes > 0 ? o->sizes[i] : o->rmin + i,
+			       o->ncases ? o->ncases[i] : (size_t)-1);
 	restore(d);
 	close(d->fd);
 	unlink(d->results);
@@ -689,6 +697,8 @@ cs_status_t cs_driver_run(const cs_driver_opts_t *o, cs_result_sink_t sink,
 	g_signal = 0;
 	if (!sig)
 		return st;
+	if (o->on_signal)
+		o->on_signal(sig, ctx);
 	raise(sig);
 	return cs_error(CS_ERR_IO, "interrupted by signal %d (%s); the "
 			"workers were killed", sig, strsignal(sig));

@@ -35,6 +35,17 @@ typedef struct cs_driver_opts {
                               every rank (all-in-process backends), run as
                               `self run --results F --first K --ranks P
                               ARGS` without mpiexec; mpiexec is ignored */
+  /* optional: called with each "start" record as a case begins (the
+   * progress line); same ctx as the sink */
+  void (*on_start)(const cs_result_t *r, void *ctx);
+  /* optional: called once when a signal (SIGINT, SIGTERM, SIGHUP) stops
+   * the sweep, after the workers are killed and before the driver dies of
+   * that signal: the place to close reports; same ctx as the sink */
+  void (*on_signal)(int sig, void *ctx);
+  /* optional: ncases[i] is the number of cases at world size i (the
+   * suite's); a worker that exits normally before finishing them has
+   * failed, and a size with no case is not launched */
+  const size_t *ncases;
 } cs_driver_opts_t;
 
 /* Called once per final result, in case order within each world size. */

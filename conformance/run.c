@@ -452,12 +452,18 @@ int cs_run_validate(const cs_run_opts_t *o, int P)
 	return 0;
 }
 
-/* True when this process was started by an MPI launcher. */
+/* True when this process was started by an MPI launcher. Decided once,
+ * at the first call (cs_cmd_run makes it before MPI_Init, which sets some
+ * of these variables in a process started without a launcher). */
 static int inside_launch(void)
 {
-	return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") ||
-	       getenv("PMIX_RANK") ||
-	       (getenv("SLURM_PROCID") && getenv("SLURM_STEP_ID"));
+	static int launched = -1;
+
+	if (launched < 0)
+		launched = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") ||
+			   getenv("PMIX_RANK") ||
+			   (getenv("SLURM_PROCID") && getenv("SLURM_STEP_ID"));
+	return launched;
 }
 
 void cs_run_report_opts(const cs_run_opts_t *o, cs_report_opts_t *ro)
@@ -1023,7 +1029,7 @@ static void explain_empty(const cs_run_opts_t *o)
 		"filters at the --ranks given\n");
 }
 
-static size_t sweep_total(const cs_run_opts_t *o)
+static size_t sweep_total(const cs_run_opts_t *o, size_t *ncases)
 {
 	cs_hcase_t *cases;
 	size_t n, total = 0;
@@ -1035,6 +1041,7 @@ static size_t sweep_total(const cs_run_opts_t *o)
 			fprintf(stderr, "collspec run: %s\n", cs_last_error());
 			return 0;
 		}
+		ncases[i] = n;
 		total += count_from(cases, n, o->first);
 		free(cases);
 	}
@@ -1067,7 +1074,7 @@ static int launcher_found(const char *name)
  * options, backend, launcher (unless the backend runs every rank in the
  * worker), a non-empty sweep. 0 or 2 (printed). */
 static int driver_preflight(const cs_run_opts_t *o, int pmax, int inproc,
-			    size_t *total)
+			    size_t *total, size_t *ncases)
 {
 	const cs_backend_t *b;
 
@@ -1083,8 +1090,27 @@ static int driver_preflight(const cs_run_opts_t *o, int pmax, int inproc,
 			o->mpiexec ? o->mpiexec : "no 'mpiexec' on PATH");
 		return 2;
 	}
-	*total = sweep_total(o);
+	*total = sweep_total(o, ncases);
 	return *total ? 0 : 2;
+}
+
+/* A signal stops the sweep: the reports say so before the driver dies. */
+static void driver_signal(int sig, void *ctx)
+{
+	struct dsink *d = ctx;
+	char why[96];
+
+	snprintf(why, sizeof why, "run stopped by signal %d (%s)", sig,
+		 strsignal(sig));
+	cs_report_abort(d->rep, why);
+}
+
+/* A case has started in a worker: the progress line. */
+static void driver_start(const cs_result_t *r, void *ctx)
+{
+	struct dsink *d = ctx;
+
+	cs_report_start(d->rep, &r->hc);
 }
 
 static void driver_opts(const cs_run_opts_t *o, int pmax, int inproc,
@@ -1102,6 +1128,8 @@ static void driver_opts(const cs_run_opts_t *o, int pmax, int inproc,
 	d->nworker_args = o->nwargs;
 	d->verbose = o->verbose;
 	d->no_launcher = inproc;
+	d->on_start = driver_start;
+	d->on_signal = driver_signal;
 }
 
 /* `run --ranks`: launch and supervise one worker set per world size
@@ -1111,6 +1139,7 @@ static int run_driver(const cs_run_opts_t *o, int inproc)
 	cs_driver_opts_t d;
 	cs_report_opts_t ro;
 	struct dsink sink = {NULL, o};
+	size_t ncases[CS_MAX_SIZES];
 	char self[PATH_MAX], why[1024];
 	ssize_t len;
 	size_t total = 0;
@@ -1118,7 +1147,7 @@ static int run_driver(const cs_run_opts_t *o, int inproc)
 
 	for (i = 0; i < o->nsizes; i++)
 		pmax = o->sizes[i] > pmax ? o->sizes[i] : pmax;
-	if (driver_preflight(o, pmax, inproc, &total))
+	if (driver_preflight(o, pmax, inproc, &total, ncases))
 		return 2;
 	len = readlink("/proc/self/exe", self, sizeof self - 1);
 	if (len <= 0) {
@@ -1133,6 +1162,7 @@ static int run_driver(const cs_run_opts_t *o, int inproc)
 	}
 	cs_report_set_total(sink.rep, total);
 	driver_opts(o, pmax, inproc, self, &d);
+	d.ncases = ncases;
 	if (cs_driver_run(&d, driver_sink, &sink) != CS_OK) {
 		snprintf(why, sizeof why, "%s", cs_last_error());
 		fprintf(stderr, "collspec run: %s\n", why);
@@ -1212,6 +1242,7 @@ int cs_cmd_run(int argc, char **argv)
 
 	if (!o)
 		return 2;
+	(void)inside_launch(); /* decide before anything calls MPI_Init */
 	rc = parse_run_args(argc, argv, o);
 	if (rc == 0) {
 		o->out = claim_stdout();

@@ -149,8 +149,9 @@ static void list_failing(const cs_local_t *all, int n, int nfail, char *d,
 
 	if (nfail < 2 || used >= cap)
 		return;
-	used += (size_t)snprintf(d + used, cap - used, "failing on %d ranks:",
-				 nfail);
+	/* on a line of its own, whether or not the detail ended one */
+	used += (size_t)snprintf(d + used, cap - used, "%sfailing on %d ranks:",
+				 used && d[used - 1] != '\n' ? "\n" : "", nfail);
 	for (q = 0; q < n && used < cap; q++)
 		if (all[q].verdict == CS_V_FAIL)
 			used += (size_t)snprintf(d + used, cap - used, " %d", q);
