@@ -1029,6 +1029,60 @@ static void explain_empty(const cs_run_opts_t *o)
 		"filters at the --ranks given\n");
 }
 
+/* Memory this machine has for the workers (MemAvailable), in bytes; 0 when
+ * unknown. */
+static double mem_available(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	double kb = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb * 1024;
+}
+
+/*
+ * A case whose buffers cannot fit in this machine's memory, with all P ranks
+ * of the launch on it, is refused before anything runs: otherwise the
+ * kernel kills a rank and the harness would blame the implementation
+ * ("crash"). Estimate per rank: send and receive buffers (twice, for the
+ * determinism rerun's fresh inputs), plus the oracle's working block.
+ */
+static int fits_in_memory(const cs_hcase_t *cases, size_t n, int P)
+{
+	double avail = mem_available(), worst = 0;
+	size_t i, k = 0;
+
+	for (i = 0; avail > 0 && i < n; i++) {
+		const cs_case_t *c = &cases[i].c;
+		/* the root holds the largest buffers; alltoallv pairs reach
+		 * 2*count (its matrix is built later) */
+		double elems = c->coll == CS_COLL_ALLTOALLV
+				       ? (double)c->count * P * 4.0
+				       : (double)cs_case_send_count(c, c->root) +
+						 (double)cs_case_recv_count(c, c->root);
+		double need = elems * (double)cs_dtype_size(c->dtype) * 2.0 + 64e6;
+		if (need > worst) {
+			worst = need;
+			k = i;
+		}
+	}
+	if (avail <= 0 || worst * P <= 0.9 * avail)
+		return 1;
+	fprintf(stderr, "collspec run: case #%zu (%s %s, count %zu) needs about "
+		"%.1f GiB at %d ranks on this machine, which has %.1f GiB "
+		"available: use a smaller --count\n", k,
+		cs_coll_name(cases[k].c.coll), cs_dtype_name(cases[k].c.dtype),
+		cases[k].c.count, worst * P / 1073741824.0, P,
+		avail / 1073741824.0);
+	return 0;
+}
+
 static size_t sweep_total(const cs_run_opts_t *o, size_t *ncases)
 {
 	cs_hcase_t *cases;
@@ -1039,6 +1093,10 @@ static size_t sweep_total(const cs_run_opts_t *o, size_t *ncases)
 		if (cs_suite_build(o->suite, o->sizes[i], &o->f, &cases, &n) !=
 		    CS_OK) {
 			fprintf(stderr, "collspec run: %s\n", cs_last_error());
+			return 0;
+		}
+		if (!fits_in_memory(cases, n, o->sizes[i])) {
+			free(cases);
 			return 0;
 		}
 		ncases[i] = n;
