@@ -152,53 +152,21 @@ cs_status_t cs_parse_ranks(const char *spec, int *sizes, int max, int *n)
 }
 
 /* Name parsers with one signature, for comma lists. */
-static cs_status_t p_coll(const char *s, int *v)
-{
-	cs_coll_t x;
-	cs_status_t st = cs_coll_parse(s, &x);
-	*v = (int)x;
-	return st;
-}
-
-static cs_status_t p_dtype(const char *s, int *v)
-{
-	cs_dtype_t x;
-	cs_status_t st = cs_dtype_parse(s, &x);
-	*v = (int)x;
-	return st;
-}
-
-static cs_status_t p_op(const char *s, int *v)
-{
-	cs_op_t x;
-	cs_status_t st = cs_op_parse(s, &x);
-	*v = (int)x;
-	return st;
-}
-
-static cs_status_t p_mode(const char *s, int *v)
-{
-	cs_mode_t x;
-	cs_status_t st = cs_mode_parse(s, &x);
-	*v = (int)x;
-	return st;
-}
-
-static cs_status_t p_comm(const char *s, int *v)
-{
-	cs_commvar_t x;
-	cs_status_t st = cs_commvar_parse(s, &x);
-	*v = (int)x;
-	return st;
-}
-
-static cs_status_t p_a2av(const char *s, int *v)
-{
-	cs_a2av_pattern_t x;
-	cs_status_t st = cs_a2av_parse(s, &x);
-	*v = (int)x;
-	return st;
-}
+#define NAME_PARSER(fn, type, parse)                                          \
+	static cs_status_t fn(const char *s, int *v)                          \
+	{                                                                     \
+		type x;                                                       \
+		cs_status_t st = parse(s, &x);                                \
+		*v = (int)x;                                                  \
+		return st;                                                    \
+	}
+NAME_PARSER(p_coll, cs_coll_t, cs_coll_parse)
+NAME_PARSER(p_dtype, cs_dtype_t, cs_dtype_parse)
+NAME_PARSER(p_op, cs_op_t, cs_op_parse)
+NAME_PARSER(p_mode, cs_mode_t, cs_mode_parse)
+NAME_PARSER(p_comm, cs_commvar_t, cs_commvar_parse)
+NAME_PARSER(p_a2av, cs_a2av_pattern_t, cs_a2av_parse)
+#undef NAME_PARSER
 
 typedef cs_status_t (*name_parser_t)(const char *s, int *v);
 
