@@ -103,7 +103,8 @@ static void junit_header(cs_report_t *r)
 	name[i] = '\0';
 	len = snprintf(tag, sizeof tag, "<testsuite name=\"collspec.%s\" "
 		       "tests=\"%zu\" failures=\"%zu\" errors=\"%d\" "
-		       "skipped=\"%zu\" time=\"%.3f\"", name, r->done,
+		       "skipped=\"%zu\" time=\"%.3f\"", name,
+		       r->done + (size_t)r->errors,
 		       r->all[CS_V_FAIL], r->errors, r->all[CS_V_SKIP],
 		       wall_seconds(r));
 	if (len < 0 || len > JUNIT_HEADER_WIDTH - 2)
