@@ -658,7 +658,8 @@ static cs_status_t build_quick(struct cover *cv, struct rows *rs)
 		if (rows_push(rs, best) != CS_OK)
 			return CS_ERR_NOMEM;
 	}
-	qsort(rs->r, rs->n, sizeof(row_t), row_cmp);
+	if (rs->n) /* (an empty list may have no array at all) */
+		qsort(rs->r, rs->n, sizeof(row_t), row_cmp);
 	return CS_OK;
 }
 
