@@ -19,57 +19,7 @@
 #define ncclFloat8e5m2 (-1)
 #endif
 
-/* ---- a bootstrap of one rank, or of several all sending the same ----- */
-
-struct fake_boot {
-	cs_bootstrap_t b;
-	int allgathers, broadcasts;
-};
-
-static int fake_allgather(void *ctx, const void *send, void *recv,
-			  size_t bytes)
-{
-	struct fake_boot *f = ctx;
-	int q;
-
-	for (q = 0; q < f->b.nranks; q++)
-		memcpy((char *)recv + (size_t)q * bytes, send, bytes);
-	f->allgathers++;
-	return 0;
-}
-
-static int fake_broadcast(void *ctx, void *buf, size_t bytes, int root)
-{
-	struct fake_boot *f = ctx;
-
-	(void)buf;
-	(void)bytes;
-	(void)root;
-	f->broadcasts++;
-	return 0;
-}
-
-static void fake_boot_init(struct fake_boot *f, int rank, int nranks)
-{
-	memset(f, 0, sizeof *f);
-	f->b.struct_size = sizeof f->b;
-	f->b.rank = rank;
-	f->b.nranks = nranks;
-	f->b.ctx = f;
-	f->b.allgather = fake_allgather;
-	f->b.broadcast = fake_broadcast;
-}
-
-static int have_device(void)
-{
-	int n = 0;
-
-	if (cudaGetDeviceCount(&n) != cudaSuccess) {
-		(void)cudaGetLastError();
-		return 0;
-	}
-	return n > 0;
-}
+#include "fake_boot.h"
 
 /* ---- maps ------------------------------------------------------------------- */
 
@@ -265,7 +215,7 @@ static void test_no_device_answers(void **state)
 	char reason[128] = "";
 
 	(void)state;
-	if (have_device())
+	if (device_count() > 0)
 		skip();
 	memset(&q, 0, sizeof q);
 	q.struct_size = sizeof q;
