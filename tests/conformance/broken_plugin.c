@@ -8,7 +8,8 @@
  *   none        no fault: must pass
  *   wrongshard  reducescatter: rank r receives block r+1
  *   swap        allgather: blocks 0 and 1 of the result swapped
- *   tail        allreduce: the last element is the rank's own input only
+ *   tail        allreduce: the last element is left unreduced (rank 0's
+ *               input, the same on every rank: only the value check sees it)
  *   overrun     allreduce: one element written past the receive range
  *   clobber     allreduce: out of place, the send buffer's first element
  *               is changed
@@ -171,7 +172,7 @@ static int bp_allreduce(const void *s, void *r, size_t count, cs_dtype_t d,
 	reduce_block(b, all, count * es, 0, count, d, op, sc, first, r);
 	if (fault == F_TAIL && count && b->nranks > 1)
 		memcpy((unsigned char *)r + (count - 1) * es,
-		       all + (size_t)b->rank * count * es + (count - 1) * es, es);
+		       all + (count - 1) * es, es);
 	if (fault == F_OVERRUN)
 		memset((unsigned char *)r + count * es, 0x11, es);
 	if (fault == F_CLOBBER && s != r && count)
