@@ -221,10 +221,19 @@ typedef struct cs_run_opts {
 	size_t first;
 	int sizes[CS_MAX_SIZES], nsizes;
 	int fail_on_warn, quiet, verbose;
+	int repeat;   /* --repeat N: calls per case (see docs/running.md) */
 	char **wargs; /* worker arguments (driver mode) */
 	int nwargs;
 	FILE *out;    /* where the human report goes (the real stdout) */
 } cs_run_opts_t;
+
+/*
+ * Parse run's arguments (argv[0] is "run") into o, which it initialises.
+ * Returns 0, 2 on a usage error (message printed on stderr), or -1 after
+ * --help (usage printed). o->wargs is malloc'ed in every case: the caller
+ * frees it.
+ */
+int cs_run_parse_args(int argc, char **argv, cs_run_opts_t *o);
 
 /* Checks that need no MPI: suite name, backend name, count sizes for the
  * largest world size P. Prints the message; returns 0 or 2. */

@@ -39,6 +39,9 @@ static const char run_usage[] =
 "  --coll L  --dtype L  --op L  --mode L  --comm L  --a2av-pattern L\n"
 "  --count L            element counts (suffixes k, m, g: powers of 1024)\n"
 "  --inplace 0|1  --root N  --misalign N  --seed N\n"
+"checking:\n"
+"  --repeat N           call each case N times on the same inputs, with a\n"
+"                       call on fresh inputs between each two (default 2)\n"
 "reports:\n"
 "  --json FILE          JSON Lines, one object per case\n"
 "  --junit FILE         JUnit XML (valid also when the run is cut short)\n"
@@ -217,7 +220,7 @@ enum opt_id {
 	O_BACKEND, O_BACKEND_OPT, O_SUITE, O_COLL, O_DTYPE, O_OP, O_MODE,
 	O_COUNT, O_INPLACE, O_COMM, O_ROOT, O_MISALIGN, O_A2AV, O_SEED,
 	O_TIMEOUT, O_JSON, O_JUNIT, O_RANKS, O_RESULTS, O_FIRST, O_MPIEXEC,
-	O_FAIL_ON_WARN, O_QUIET, O_VERBOSE, O_HELP
+	O_FAIL_ON_WARN, O_QUIET, O_VERBOSE, O_REPEAT, O_HELP
 };
 
 struct opt {
@@ -241,6 +244,7 @@ static const struct opt opt_table[] = {
 	{"--mpiexec", 1, O_MPIEXEC, 0}, {"--fail-on-warn", 0, O_FAIL_ON_WARN, 0},
 	{"--quiet", 0, O_QUIET, 0}, {"-q", 0, O_QUIET, 0},
 	{"--verbose", 0, O_VERBOSE, 1}, {"-v", 0, O_VERBOSE, 1},
+	{"--repeat", 1, O_REPEAT, 1},
 	{"--help", 0, O_HELP, 0}, {"-h", 0, O_HELP, 0},
 };
 
@@ -312,6 +316,10 @@ static cs_status_t apply_opt(cs_run_opts_t *o, enum opt_id id, const char *v)
 	case O_FAIL_ON_WARN: o->fail_on_warn = 1; break;
 	case O_QUIET: o->quiet = 1; break;
 	case O_VERBOSE: o->verbose++; break;
+	case O_REPEAT:
+		st = parse_int("--repeat", v, 1, 100, &x);
+		o->repeat = (int)x;
+		break;
 	default: st = apply_filter_opt(o, id, v); break;
 	}
 	return st;
@@ -336,11 +344,8 @@ static const struct opt *find_opt(const char *arg, const char **inline_val)
 	return NULL;
 }
 
-/*
- * Parse run's arguments (argv[0] is "run"). Returns 0, 2 on a usage error
- * (message printed), or -1 after --help.
- */
-static int parse_run_args(int argc, char **argv, cs_run_opts_t *o)
+/* Contract in collspec.h. */
+int cs_run_parse_args(int argc, char **argv, cs_run_opts_t *o)
 {
 	int i;
 
@@ -350,6 +355,7 @@ static int parse_run_args(int argc, char **argv, cs_run_opts_t *o)
 	o->backend_opt = "";
 	o->suite = "quick";
 	o->timeout = DEFAULT_TIMEOUT;
+	o->repeat = 2;
 	o->wargs = calloc((size_t)argc * 2 + 1, sizeof *o->wargs);
 	if (!o->wargs)
 		return 2;
@@ -1269,7 +1275,7 @@ int cs_cmd_run(int argc, char **argv)
 	if (!o)
 		return 2;
 	(void)inside_launch(); /* decide before anything calls MPI_Init */
-	rc = parse_run_args(argc, argv, o);
+	rc = cs_run_parse_args(argc, argv, o);
 	if (rc == 0) {
 		o->out = claim_stdout();
 		if ((b = backend_inproc(o)) != NULL)
