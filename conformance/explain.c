@@ -222,13 +222,12 @@ int cs_cmd_explain(int argc, char **argv)
 	x.c.count = 4;
 	x.c.seed = 1;
 	x.pattern = CS_A2AV_UNEVEN;
-	for (i = 2; i < argc; i++) {
+	for (i = 2; i < argc; i += 2) {
 		if (i + 1 >= argc || explain_opt(&x, argv[i], argv[i + 1])) {
 			fprintf(stderr, "collspec explain: %s\n", i + 1 >= argc
 				? "an option needs a value" : cs_last_error());
 			return 2;
 		}
-		i++;
 	}
 	if (!cs_coll_reduces(coll))
 		x.c.op = CS_OP_NONE;
