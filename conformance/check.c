@@ -63,13 +63,20 @@ void cs_local_set(cs_local_t *l, cs_verdict_t v, const char *check,
 	snprintf(l->detail, sizeof l->detail, "%s", detail ? detail : "");
 }
 
-/* "rank 3" or "rank 3 (comm rank 1)". */
-static void rank_name(const cs_local_t *l, char *buf, size_t n)
+/* "rank 3", "rank 3 (comm rank 1)", and after the first call of a case
+ * "rank 3, call 2 of 3 (fresh inputs)". */
+static void rank_name(const cs_exec_t *e, const cs_local_t *l, char *buf,
+		      size_t n)
 {
-	if (l->rank == l->comm_rank)
-		snprintf(buf, n, "rank %d", l->rank);
-	else
-		snprintf(buf, n, "rank %d (comm rank %d)", l->rank, l->comm_rank);
+	char comm[32] = "", call[64] = "";
+
+	if (l->rank != l->comm_rank)
+		snprintf(comm, sizeof comm, " (comm rank %d)", l->comm_rank);
+	if (e->call > 0)
+		snprintf(call, sizeof call, ", call %d of %d (%s)", e->call + 1,
+			 e->ncalls, cs_exec_call_fresh(e->call)
+			 ? "fresh inputs" : "the inputs of call 1");
+	snprintf(buf, n, "rank %d%s%s", l->rank, comm, call);
 }
 
 /* ---- patterns ------------------------------------------------------------ */
@@ -229,6 +236,8 @@ cs_status_t cs_exec_setup(cs_exec_t *e, const cs_hcase_t *hc, int P, int rank)
 		if ((st = gbuf_alloc(&e->buf[i], L[i], es, e->misalign)) != CS_OK)
 			goto out_free;
 	cs_store(e->c.dtype, e->scalar, 0, cs_gen_scalar(&e->c, rank));
+	e->seed0 = e->c.seed;
+	e->ncalls = 1;
 	return CS_OK;
 out_free:
 	cs_exec_free(e);
@@ -297,6 +306,7 @@ void cs_exec_free(cs_exec_t *e)
 	free(e->buf[0].alloc);
 	free(e->buf[1].alloc);
 	free(e->a2av);
+	free(e->first);
 	memset(e, 0, sizeof *e);
 }
 
@@ -308,6 +318,23 @@ void *cs_exec_sendp(const cs_exec_t *e)
 void *cs_exec_recvp(const cs_exec_t *e)
 {
 	return e->buf[e->nbuf - 1].data + e->ro * cs_dtype_size(e->c.dtype);
+}
+
+/* ---- the calls of a case -------------------------------------------------- */
+
+int cs_exec_call_fresh(int k)
+{
+	return k % 2 == 1;
+}
+
+void cs_exec_set_call(cs_exec_t *e, int k, int n)
+{
+	e->call = k;
+	e->ncalls = n;
+	e->c.seed = cs_exec_call_fresh(k)
+			    ? cs_mix64(e->seed0 ^ (0x6672657368ull << 8 | (unsigned)k))
+			    : e->seed0;
+	cs_store(e->c.dtype, e->scalar, 0, cs_gen_scalar(&e->c, e->rank));
 }
 
 /* ---- filling -------------------------------------------------------------- */
@@ -430,7 +457,7 @@ static void check_guards(const cs_exec_t *e, int bi, cs_local_t *l)
 
 	if (before < 0 && after < 0)
 		return;
-	rank_name(l, who, sizeof who);
+	rank_name(e, l, who, sizeof who);
 	if (after >= 0) {
 		snprintf(reason, sizeof reason, "%s: %s written past its end",
 			 who, buf_name(e, bi));
@@ -471,7 +498,7 @@ static void check_input(const cs_exec_t *e, int bi, size_t lo, size_t hi,
 			continue;
 		for (i = 0; cs_load(d, tmp, i) == cs_load(d, got, at + i); i++)
 			;
-		rank_name(l, who, sizeof who);
+		rank_name(e, l, who, sizeof who);
 		cs_format_value(d, cs_load(d, tmp, i), ev, sizeof ev);
 		cs_format_value(d, cs_load(d, got, at + i), gv, sizeof gv);
 		snprintf(reason, sizeof reason, "%s: %s modified (input element "
@@ -503,7 +530,7 @@ static void check_canary(const cs_exec_t *e, int bi, size_t lo, size_t hi,
 	l->bytes += (hi - lo) * cs_dtype_size(d);
 	if (p == hi)
 		return;
-	rank_name(l, who, sizeof who);
+	rank_name(e, l, who, sizeof who);
 	snprintf(reason, sizeof reason, "%s: %s element %zu written, but the "
 		 "collective must not write it on this rank", who,
 		 buf_name(e, bi), p);
@@ -555,7 +582,7 @@ static size_t format_mismatch(const cs_exec_t *e, const cs_local_t *l,
 	cs_dtype_t d = e->c.dtype;
 	char who[64], ev[64], gv[64], in[256];
 
-	rank_name(l, who, sizeof who);
+	rank_name(e, l, who, sizeof who);
 	cs_format_value(d, m->expected, ev, sizeof ev);
 	cs_format_value(d, m->got, gv, sizeof gv);
 	if (m->flags & CS_G_UNTOUCHED)
@@ -590,21 +617,22 @@ static void value_fail(const cs_exec_t *e, const cs_cmp_summary_t *s,
 		if (used < sizeof detail)
 			used += format_mismatch(e, l, &s->first[i], detail + used,
 						sizeof detail - used);
-	rank_name(l, who, sizeof who);
+	rank_name(e, l, who, sizeof who);
 	snprintf(reason, sizeof reason, "%s: %zu of %zu received elements "
 		 "wrong (first at index %zu)", who, s->n_wrong, s->n,
 		 s->n_recorded ? s->first[0].index : 0);
 	cs_local_set(l, CS_V_FAIL, "value", reason, detail);
 }
 
-/* Every element of the receive range against the oracle. */
 /*
  * The part of the receive range this rank verifies against the oracle. For
  * collectives that hand every rank the same result, the ranks split the
- * range and each verifies its share: the cross-rank identity check (a hash
- * of the whole range, compared across ranks) then carries every verified
- * element to every rank, so each element is computed by the oracle once,
- * not P times. Elsewhere a rank verifies its whole range.
+ * range and each verifies its share: the cross-rank identity check (every
+ * rank's whole range compared with every other's, byte for byte in one
+ * process, by a keyed fingerprint drawn after the call between processes:
+ * khash.c) then carries every verified element to every rank, so each
+ * element is computed by the oracle once, not P times. Elsewhere a rank
+ * verifies its whole range.
  */
 static void check_slice(const cs_exec_t *e, size_t *lo, size_t *end)
 {
@@ -713,7 +741,7 @@ static void check_spans(const cs_exec_t *e, int bi, cs_local_t *l)
 	}
 }
 
-void cs_exec_check(const cs_exec_t *e, cs_local_t *l)
+void cs_exec_check_layout(const cs_exec_t *e, cs_local_t *l)
 {
 	int bi;
 
@@ -721,29 +749,71 @@ void cs_exec_check(const cs_exec_t *e, cs_local_t *l)
 		check_guards(e, bi, l);
 		check_spans(e, bi, l);
 	}
+}
+
+void cs_exec_check_values(const cs_exec_t *e, cs_local_t *l)
+{
 	if (e->recv_n)
 		check_recv(e, l);
 }
 
-uint64_t cs_hash_bytes(const void *p, size_t n, uint64_t h)
+void cs_exec_check(const cs_exec_t *e, cs_local_t *l)
 {
-	const unsigned char *b = p;
-	uint64_t w;
-	size_t i;
-
-	for (i = 0; i + 8 <= n; i += 8) {
-		memcpy(&w, b + i, 8);
-		h = (h ^ w) * 0x100000001b3ull;
-		h ^= h >> 29;
-	}
-	for (; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return cs_mix64(h ^ n);
+	cs_exec_check_layout(e, l);
+	cs_exec_check_values(e, l);
 }
 
-uint64_t cs_exec_hash(const cs_exec_t *e)
+/* Call 0's received bytes, kept for the determinism comparison. */
+static void keep_first(cs_exec_t *e, cs_local_t *l)
 {
-	return cs_hash_bytes(cs_exec_recvp(e),
-			     e->recv_n * cs_dtype_size(e->c.dtype),
-			     0xcbf29ce484222325ull);
+	size_t n;
+	const void *got = cs_exec_recv_bytes(e, &n);
+
+	free(e->first);
+	e->first = malloc(n ? n : 1);
+	if (!e->first) {
+		cs_local_set(l, CS_V_FAIL, "harness", "out of memory for the "
+			     "determinism copy", NULL);
+		return;
+	}
+	memcpy(e->first, got, n);
+}
+
+/* A later call on call 0's inputs: 1 when it received call 0's bytes. */
+static int same_as_first(const cs_exec_t *e, cs_local_t *l)
+{
+	char who[96], reason[256], detail[512];
+	size_t n, i;
+	const unsigned char *got = cs_exec_recv_bytes(e, &n);
+
+	if (!e->first || memcmp(got, e->first, n) == 0)
+		return e->first != NULL;
+	for (i = 0; got[i] == e->first[i]; i++)
+		;
+	rank_name(e, l, who, sizeof who);
+	snprintf(reason, sizeof reason, "%s: the same call on the same inputs "
+		 "gave different bits than call 1", who);
+	snprintf(detail, sizeof detail, "%s: received byte %zu (element %zu) "
+		 "was 0x%02x in call 1, 0x%02x now", who, i,
+		 i / cs_dtype_size(e->c.dtype), e->first[i], got[i]);
+	cs_local_set(l, CS_V_WARN, "determinism", reason, detail);
+	return 0;
+}
+
+void cs_exec_check_call(cs_exec_t *e, cs_local_t *l)
+{
+	int same_inputs = e->call > 0 && !cs_exec_call_fresh(e->call);
+
+	cs_exec_check_layout(e, l);
+	if (same_inputs && same_as_first(e, l))
+		return; /* call 0's value verdict holds for these bytes */
+	cs_exec_check_values(e, l);
+	if (e->call == 0 && e->ncalls > 2)
+		keep_first(e, l);
+}
+
+const void *cs_exec_recv_bytes(const cs_exec_t *e, size_t *n)
+{
+	*n = e->recv_n * cs_dtype_size(e->c.dtype);
+	return cs_exec_recvp(e);
 }

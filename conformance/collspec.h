@@ -22,7 +22,11 @@ cs_status_t cs_verdict_parse(const char *s, cs_verdict_t *out);
 /*
  * One command line that re-runs exactly case hc at world size `world` on
  * backend `backend` ("ref", "plugin:PATH") from suite `suite`: single-valued
- * filters for every field that names the case. Returns what snprintf does.
+ * filters for every field that names the case, each argument quoted for a
+ * POSIX shell, the line printable ASCII and UTF-8 only. Returns the length
+ * it needs, as snprintf does; when that does not fit in n, buf is "" (a
+ * cut line would re-run another case). CS_REPRO_MAX bytes always fit for
+ * what the command line accepts (harness.h).
  */
 int cs_repro_format(const cs_hcase_t *hc, int world, const char *backend,
 		    const char *backend_opt, const char *suite, char *buf,
@@ -43,8 +47,30 @@ const cs_backend_t *cs_backend_mpi(void);
 cs_status_t cs_backend_load(const char *spec, const cs_backend_t **out);
 
 /* Check a backend struct against this harness's ABI (origin names it in
- * messages). */
+ * messages); its name must hold 1 to CS_BACKEND_NAME_MAX bytes. */
 cs_status_t cs_backend_validate(const cs_backend_t *b, const char *origin);
+
+/* What the driver learns of a backend without running its code itself. */
+typedef struct cs_backend_info {
+	char name[CS_BACKEND_NAME_MAX + 1];
+	int proc_model;  /* cs_proc_model_t */
+	int mem_kind;    /* cs_mem_kind_t */
+	int fault;       /* on failure, 1: the plugin crashed, exited or hung
+			    while loading (a FAIL of the run), 0: refused */
+} cs_backend_info_t;
+
+/*
+ * Load backend spec as cs_backend_load does and describe it in *info; a
+ * plugin is loaded in a child process (fork), killed after timeout
+ * seconds, so that a constructor or entry point that crashes or blocks
+ * cannot take this process with it. Returns CS_OK, or an error with a
+ * message: info->fault tells a plugin that crashed, exited or did not
+ * finish loading in time ("plugin PATH crashed while loading (signal 11,
+ * Segmentation fault), in ...") from one refused (no file, no symbol, ABI
+ * mismatch). The calling process must not have started MPI or threads.
+ */
+cs_status_t cs_backend_probe(const char *spec, double timeout,
+			     cs_backend_info_t *info);
 
 /*
  * 1 for the built-in backends that look for CUDA devices themselves, in
@@ -102,6 +128,9 @@ typedef struct cs_exec {
 	unsigned char scalar[8]; /* PREMULSUM scalar, dtype bits */
 	int device;            /* CUDA device of the buffers' device copies */
 	void *stream;          /* the stream handed to the backend, or NULL */
+	uint64_t seed0;        /* the case's own seed (inputs of call 0) */
+	int call, ncalls;      /* this call's index, the calls of the case */
+	unsigned char *first;  /* the bytes call 0 received (determinism) */
 } cs_exec_t;
 
 /* A rank's own verdict for one case, gathered to rank 0 and merged. */
@@ -147,6 +176,20 @@ void cs_exec_free(cs_exec_t *e);
  */
 cs_status_t cs_exec_to_device(cs_exec_t *e, int dev, void *stream);
 
+/*
+ * The calls of one case (--repeat N makes 2N - 1 of them, on the same
+ * buffers): even calls use the case's own inputs, so each even call after
+ * the first must give the bits of the first (determinism); odd calls use
+ * fresh inputs, drawn from a seed derived from the case's and the call's
+ * index, so a result cached from an earlier call is wrong. Makes e's next
+ * call call k of n: sets the seed (and premulsum scalar) its inputs and
+ * expected values come from. Messages then name the call.
+ */
+void cs_exec_set_call(cs_exec_t *e, int k, int n);
+
+/* 1 when call k uses fresh inputs (odd k), 0 when the case's own. */
+int cs_exec_call_fresh(int k);
+
 /* Fill guards, canaries and this rank's input; fresh each call. */
 void cs_exec_fill(cs_exec_t *e);
 
@@ -161,14 +204,43 @@ void *cs_exec_sendp(const cs_exec_t *e);
 void *cs_exec_recvp(const cs_exec_t *e);
 
 /* The checks a rank makes alone after the call: guards, send buffer,
- * untouched regions, and the value of every received element. */
+ * untouched regions (cs_exec_check_layout), and the value of every
+ * received element against the oracle (cs_exec_check_values; for
+ * collectives that give every rank the same result, each rank verifies its
+ * share and the identity check carries it to the others). cs_exec_check
+ * makes both. */
+void cs_exec_check_layout(const cs_exec_t *e, cs_local_t *l);
+void cs_exec_check_values(const cs_exec_t *e, cs_local_t *l);
 void cs_exec_check(const cs_exec_t *e, cs_local_t *l);
 
-/* 64-bit hash of the receive range (identity and determinism). */
-uint64_t cs_exec_hash(const cs_exec_t *e);
+/*
+ * Every check of this rank after call e->call: the layout checks always;
+ * the values against the oracle on call 0 and on every fresh-input call;
+ * on a later call with call 0's inputs, the received bytes against call
+ * 0's (kept in e->first): equal bytes carry call 0's value verdict, others
+ * are WARN "determinism" and get the value check of their own.
+ */
+void cs_exec_check_call(cs_exec_t *e, cs_local_t *l);
 
-/* Hash of n bytes. */
-uint64_t cs_hash_bytes(const void *p, size_t n, uint64_t h);
+/* The received range's bytes and their size. */
+const void *cs_exec_recv_bytes(const cs_exec_t *e, size_t *n);
+
+/* ---- khash.c: the keyed fingerprint of the identity check ---------------- */
+
+/* Two values below 2^61 - 1: a key, or a fingerprint. */
+typedef struct cs_khash {
+	uint64_t h[2];
+} cs_khash_t;
+
+/* Draw a key from the operating system's random source (never from the
+ * case's seed: the implementation under test must not know it). Fails with
+ * CS_ERR_IO, and a message, when no random bytes can be had. */
+cs_status_t cs_khash_key(cs_khash_t *key);
+
+/* The fingerprint of buf[0..n) under key: two different strings collide
+ * with probability at most (ceil(n/7) / (2^61 - 2))^2 over the key. */
+void cs_khash(const cs_khash_t *key, const void *buf, size_t n,
+	      cs_khash_t *out);
 
 /* Call the backend's collective for e, on its device copies and stream when
  * it has them. Returns its status; a collective the backend does not
@@ -193,7 +265,8 @@ typedef struct cs_report_opts {
 typedef struct cs_report cs_report_t;
 
 /* Open the report files (truncating them). Fails with CS_ERR_IO naming an
- * unwritable path before anything is written. */
+ * unwritable path (or a JUnit path that cannot be rewritten in place: a
+ * pipe) before anything is written. */
 cs_status_t cs_report_open(const cs_report_opts_t *o, cs_report_t **out);
 void cs_report_set_total(cs_report_t *r, size_t total);
 /* A case is about to run (progress line). */
@@ -202,11 +275,17 @@ void cs_report_start(cs_report_t *r, const cs_hcase_t *hc);
 void cs_report_add(cs_report_t *r, const cs_result_t *res);
 /* Print summary, profile and totals, close the files and free r. Returns
  * the exit code: 0, or 1 on failures (warnings with fail_on_warn), or when
- * every case was skipped. */
+ * every case was skipped; 2 when a write to a report failed (each file's
+ * first failure is said on stderr as it happens, naming the file). */
 int cs_report_close(cs_report_t *r);
 /* The run stopped with an environment error: close the files with an error
  * entry so that no partial report claims success, free r. */
 void cs_report_abort(cs_report_t *r, const char *why);
+/* The run failed as a whole before any case (check "load": the plugin
+ * crashed or hung while loading): a FAIL entry of that check with reason
+ * why in both files, then close and free r. Returns the exit code: 1, or 2
+ * when a report could not be written. */
+int cs_report_fail_run(cs_report_t *r, const char *check, const char *why);
 
 /* ---- run.c and the subcommands ------------------------------------------ */
 
@@ -266,9 +345,11 @@ int cs_backend_takes(const cs_backend_t *b, cs_bcomm_t comm,
 int cs_coll_same_everywhere(cs_coll_t c);
 
 /* Identity across the n ranks of one communicator, given each comm
- * rank's hash of its received bits: when some differ from comm rank 0's,
- * the first such rank, if it is l's, gets FAIL "identity". */
-void cs_identity_verdict(const uint64_t *hash, int n, cs_local_t *l);
+ * rank's fingerprint of its received bits (fp[q]: the keyed fingerprint of
+ * comm rank q, or in one process the lowest comm rank whose bits are
+ * equal, in h[0]): when some differ from comm rank 0's, the first such
+ * rank, if it is l's, gets FAIL "identity". */
+void cs_identity_verdict(const cs_khash_t *fp, int n, cs_local_t *l);
 
 /*
  * The result of case hc from the n ranks' own verdicts all[0..n) (world

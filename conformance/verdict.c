@@ -76,14 +76,14 @@ int cs_coll_same_everywhere(cs_coll_t c)
 	       c == CS_COLL_BROADCAST;
 }
 
-void cs_identity_verdict(const uint64_t *hash, int n, cs_local_t *l)
+void cs_identity_verdict(const cs_khash_t *fp, int n, cs_local_t *l)
 {
 	char reason[256], detail[1024];
 	size_t used = 0;
 	int q, bad = -1;
 
 	for (q = 1; q < n && bad < 0; q++)
-		if (hash[q] != hash[0])
+		if (memcmp(&fp[q], &fp[0], sizeof fp[0]) != 0)
 			bad = q;
 	if (bad < 0 || l->comm_rank != bad)
 		return;
@@ -91,9 +91,10 @@ void cs_identity_verdict(const uint64_t *hash, int n, cs_local_t *l)
 		 "received different bits", bad);
 	for (q = 0; q < n && used < sizeof detail; q++)
 		used += (size_t)snprintf(detail + used, sizeof detail - used,
-					 "comm rank %d: hash of the received "
-					 "buffer %016llx\n", q,
-					 (unsigned long long)hash[q]);
+					 "comm rank %d: fingerprint of the "
+					 "received buffer %016llx%016llx\n", q,
+					 (unsigned long long)fp[q].h[0],
+					 (unsigned long long)fp[q].h[1]);
 	cs_local_set(l, CS_V_FAIL, "identity", reason, detail);
 }
 

@@ -163,20 +163,11 @@ static void test_inplace_layouts(void **state)
 	cs_exec_free(&e);
 }
 
-static void test_hash_and_prio(void **state)
+static void test_prio(void **state)
 {
-	cs_hcase_t hc = hcase(CS_COLL_ALLREDUCE, 1, 100, 0, 0);
-	cs_exec_t e;
 	cs_local_t l;
-	uint64_t h;
 
 	(void)state;
-	run_p1(&e, &hc);
-	h = cs_exec_hash(&e);
-	assert_true(h == cs_exec_hash(&e));
-	((unsigned char *)cs_exec_recvp(&e))[399] ^= 0x80;
-	assert_true(h != cs_exec_hash(&e));
-	cs_exec_free(&e);
 	cs_local_init(&l, 0, 0);
 	cs_local_set(&l, CS_V_WARN, "determinism", "w", NULL);
 	cs_local_set(&l, CS_V_FAIL, "value", "v", NULL);
@@ -188,6 +179,129 @@ static void test_hash_and_prio(void **state)
 	assert_int_equal(l.verdict, CS_V_FAIL);
 }
 
+/* The fingerprint sees every bit of every length, and keys are fresh. */
+static void test_khash_sensitive(void **state)
+{
+	unsigned char buf[40];
+	cs_khash_t key, key2, a, b;
+	size_t n, bit;
+
+	(void)state;
+	for (n = 0; n < sizeof buf; n++)
+		buf[n] = (unsigned char)(n * 37 + 1);
+	assert_int_equal(cs_khash_key(&key), CS_OK);
+	assert_int_equal(cs_khash_key(&key2), CS_OK);
+	assert_memory_not_equal(&key, &key2, sizeof key);
+	for (n = 0; n <= sizeof buf; n++) {
+		cs_khash(&key, buf, n, &a);
+		for (bit = 0; bit < 8 * n; bit++) {
+			buf[bit / 8] ^= (unsigned char)(1u << bit % 8);
+			cs_khash(&key, buf, n, &b);
+			buf[bit / 8] ^= (unsigned char)(1u << bit % 8);
+			assert_memory_not_equal(&a, &b, sizeof a);
+		}
+		if (n) { /* a trailing zero byte is not the same string */
+			cs_khash(&key, buf, n - 1, &b);
+			assert_memory_not_equal(&a, &b, sizeof a);
+		}
+	}
+}
+
+/*
+ * The attack that defeated the old unkeyed hash: choose the last word so
+ * that a wrong buffer collides with the right one. Knowing the key, it can
+ * be done (the fingerprint is affine in each word): with the key 1 it is
+ * the sum of the 7-byte words and the length, so raising one word by 1 and
+ * lowering another by 1 collides. Under a key drawn afterwards the same
+ * pair does not.
+ */
+static void test_khash_forgery_does_not_transfer(void **state)
+{
+	unsigned char right[70], wrong[70];
+	cs_khash_t key, fresh, hr, hw;
+	int i, forged = 0;
+
+	(void)state;
+	for (i = 0; i < 70; i++)
+		right[i] = wrong[i] = (unsigned char)i;
+	wrong[0] ^= 1; /* the wrong result */
+	/* a weak key that the forger knows: 1, so h is the sum of the words
+	 * plus the length; fix it up in the last word */
+	key.h[0] = key.h[1] = 1;
+	cs_khash(&key, right, 70, &hr);
+	wrong[63] ^= 1; /* byte 0 and byte 63 open words 0 and 9 */
+	cs_khash(&key, wrong, 70, &hw);
+	forged = memcmp(&hr, &hw, sizeof hr) == 0;
+	assert_true(forged); /* the forgery works under the known key */
+	assert_int_equal(cs_khash_key(&fresh), CS_OK);
+	cs_khash(&fresh, right, 70, &hr);
+	cs_khash(&fresh, wrong, 70, &hw);
+	assert_memory_not_equal(&hr, &hw, sizeof hr);
+}
+
+/* Fresh inputs on odd calls; call 0's inputs on even ones, where equal
+ * bytes carry the value verdict and different bytes are WARN
+ * "determinism"; a result cached from call 0 fails the fresh call. */
+static void test_calls(void **state)
+{
+	cs_hcase_t hc = hcase(CS_COLL_ALLREDUCE, 1, 300, 0, 0);
+	cs_exec_t e;
+	cs_local_t l;
+	unsigned char stale[1200];
+
+	(void)state;
+	run_p1(&e, &hc);
+	cs_exec_set_call(&e, 0, 3);
+	cs_local_init(&l, 0, 0);
+	cs_exec_check_call(&e, &l);
+	assert_int_equal(l.verdict, CS_V_PASS);
+	memcpy(stale, cs_exec_recvp(&e), sizeof stale);
+	/* call 1: fresh inputs; a correct copy passes, the stale result fails */
+	cs_exec_set_call(&e, 1, 3);
+	assert_true(e.c.seed != hc.c.seed);
+	cs_exec_fill(&e);
+	memcpy(cs_exec_recvp(&e), cs_exec_sendp(&e), sizeof stale);
+	assert_memory_not_equal(cs_exec_recvp(&e), stale, sizeof stale);
+	cs_local_init(&l, 0, 0);
+	cs_exec_check_call(&e, &l);
+	assert_int_equal(l.verdict, CS_V_PASS);
+	cs_exec_fill(&e);
+	memcpy(cs_exec_recvp(&e), stale, sizeof stale);
+	cs_local_init(&l, 0, 0);
+	cs_exec_check_call(&e, &l);
+	assert_int_equal(l.verdict, CS_V_FAIL);
+	assert_string_equal(l.check, "value");
+	assert_non_null(strstr(l.reason, "call 2 of 3 (fresh inputs)"));
+	/* call 2: call 0's inputs again; same bytes pass, others warn */
+	cs_exec_set_call(&e, 2, 3);
+	assert_true(e.c.seed == hc.c.seed);
+	cs_exec_fill(&e);
+	memcpy(cs_exec_recvp(&e), stale, sizeof stale);
+	cs_local_init(&l, 0, 0);
+	cs_exec_check_call(&e, &l);
+	assert_int_equal(l.verdict, CS_V_PASS);
+	e.first[5] ^= 1; /* as if call 0 had received other (right) bits */
+	cs_local_init(&l, 0, 0);
+	cs_exec_check_call(&e, &l);
+	assert_int_equal(l.verdict, CS_V_WARN);
+	assert_string_equal(l.check, "determinism");
+	e.first[5] ^= 1;
+	((unsigned char *)cs_exec_recvp(&e))[5] ^= 1; /* a wrong value */
+	cs_local_init(&l, 0, 0);
+	cs_exec_check_call(&e, &l);
+	assert_int_equal(l.verdict, CS_V_FAIL);
+	assert_string_equal(l.check, "value");
+	assert_non_null(strstr(l.reason, "call 3 of 3 (the inputs of call 1)"));
+	/* a write past the buffer on a later call is seen on that call */
+	memcpy(cs_exec_recvp(&e), stale, sizeof stale);
+	((unsigned char *)cs_exec_recvp(&e))[sizeof stale] ^= 1;
+	cs_local_init(&l, 0, 0);
+	cs_exec_check_call(&e, &l);
+	assert_int_equal(l.verdict, CS_V_FAIL);
+	assert_string_equal(l.check, "guard");
+	cs_exec_free(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,7 +310,10 @@ int main(void)
 		cmocka_unit_test(test_sendbuf_and_value),
 		cmocka_unit_test(test_nonroot_untouched),
 		cmocka_unit_test(test_inplace_layouts),
-		cmocka_unit_test(test_hash_and_prio),
+		cmocka_unit_test(test_prio),
+		cmocka_unit_test(test_khash_sensitive),
+		cmocka_unit_test(test_khash_forgery_does_not_transfer),
+		cmocka_unit_test(test_calls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
