@@ -21,6 +21,7 @@
 #include "collspec.h"
 #include "csref/arith.h"
 #include "csref/reduce.h"
+#include "mpi_userops.h"
 
 #define MPIB_TAG 0x4353
 
@@ -31,11 +32,12 @@ struct mpib_comm {
 
 #define MC(c) ((struct mpib_comm *)(c))
 
-/* Byte types of the dtypes MPI lacks, and user ops over them. */
+/* Byte types of the dtypes MPI lacks, and user ops over them (one per
+ * dtype and step op: mpi_userops.h). */
 static MPI_Datatype user_type[CS_NUM_DTYPES];
-static MPI_Op user_op[CS_NUM_OPS];
+static MPI_Op user_op[CS_NUM_DTYPES][CS_NUM_OPS];
 static int mpib_users;
-static char mpib_err[512];
+static char mpib_err[MPI_MAX_ERROR_STRING + 128];
 static int mpib_errcode;
 
 /* Record a message for error_string and return code. */
@@ -44,6 +46,30 @@ static int fail(int code, const char *msg)
 	snprintf(mpib_err, sizeof mpib_err, "%s", msg);
 	mpib_errcode = code;
 	return code;
+}
+
+/*
+ * rc, the status of MPI call `call`, unchanged; when it is an error, the
+ * message for error_string names the call and gives the MPI library's own
+ * text for rc (MPI_Error_string), on one line.
+ */
+static int mpi_check(int rc, const char *call)
+{
+	char text[MPI_MAX_ERROR_STRING];
+	int len = 0;
+	char *p;
+
+	if (rc == MPI_SUCCESS)
+		return rc;
+	if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
+		snprintf(text, sizeof text, "(no text from MPI_Error_string)");
+	snprintf(mpib_err, sizeof mpib_err, "%s failed: %s (MPI error %d)",
+		 call, text, rc);
+	for (p = mpib_err; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	mpib_errcode = rc;
+	return rc;
 }
 
 static MPI_Datatype native_type(cs_dtype_t d)
@@ -74,7 +100,7 @@ static MPI_Op mop(cs_dtype_t d, cs_op_t op)
 	cs_op_t step = cs_step_op(op);
 
 	if (native_type(d) == MPI_DATATYPE_NULL)
-		return user_op[step];
+		return user_op[d][step];
 	switch (step) {
 	case CS_OP_PROD: return MPI_PROD;
 	case CS_OP_MAX: return MPI_MAX;
@@ -83,40 +109,36 @@ static MPI_Op mop(cs_dtype_t d, cs_op_t op)
 	}
 }
 
-/* inout = in STEP inout for the user types; the dtype comes from the
- * datatype handle. */
-static void user_reduce(cs_op_t op, void *in, void *inout, int *len,
-			MPI_Datatype *dt)
+static int no_userop(cs_dtype_t d, cs_op_t op)
 {
-	int d;
-
-	for (d = 0; d < CS_NUM_DTYPES; d++)
-		if (native_type((cs_dtype_t)d) == MPI_DATATYPE_NULL &&
-		    user_type[d] == *dt)
-			break;
-	if (d == CS_NUM_DTYPES)
-		MPI_Abort(MPI_COMM_WORLD, 3); /* a type we never made */
-	cs_reduce_bufs((cs_dtype_t)d, op, inout, in, (size_t)*len);
+	snprintf(mpib_err, sizeof mpib_err, "mpi backend: no user op for %s "
+		 "on %s", cs_op_name(op), cs_dtype_name(d));
+	mpib_errcode = MPI_ERR_OP;
+	return MPI_ERR_OP;
 }
 
-static void user_sum(void *in, void *io, int *len, MPI_Datatype *dt)
+/* The byte type of dtype d and its user ops, created commutative: every
+ * function of mpi_userops.h is bit-commutative. */
+static int make_user_dtype(cs_dtype_t d)
 {
-	user_reduce(CS_OP_SUM, in, io, len, dt);
-}
+	int o, rc;
 
-static void user_prod(void *in, void *io, int *len, MPI_Datatype *dt)
-{
-	user_reduce(CS_OP_PROD, in, io, len, dt);
-}
+	rc = MPI_Type_contiguous((int)cs_dtype_size(d), MPI_BYTE, &user_type[d]);
+	mpi_check(rc, "MPI_Type_contiguous");
+	if (rc == MPI_SUCCESS)
+		rc = mpi_check(MPI_Type_commit(&user_type[d]),
+			       "MPI_Type_commit");
+	for (o = 0; o < CS_NUM_OPS && rc == MPI_SUCCESS; o++) {
+		MPI_User_function *fn = cs_mpi_userop(d, (cs_op_t)o);
 
-static void user_max(void *in, void *io, int *len, MPI_Datatype *dt)
-{
-	user_reduce(CS_OP_MAX, in, io, len, dt);
-}
-
-static void user_min(void *in, void *io, int *len, MPI_Datatype *dt)
-{
-	user_reduce(CS_OP_MIN, in, io, len, dt);
+		if (fn)
+			rc = mpi_check(MPI_Op_create(fn, /*commute=*/1,
+						     &user_op[d][o]),
+				       "MPI_Op_create");
+		else if (cs_step_op((cs_op_t)o) == (cs_op_t)o)
+			rc = no_userop(d, (cs_op_t)o);
+	}
+	return rc;
 }
 
 static int make_users(void)
@@ -125,22 +147,9 @@ static int make_users(void)
 
 	if (mpib_users++)
 		return 0;
-	for (d = 0; d < CS_NUM_DTYPES && rc == MPI_SUCCESS; d++) {
-		if (native_type((cs_dtype_t)d) != MPI_DATATYPE_NULL)
-			continue;
-		rc = MPI_Type_contiguous((int)cs_dtype_size((cs_dtype_t)d),
-					 MPI_BYTE, &user_type[d]);
-		if (rc == MPI_SUCCESS)
-			rc = MPI_Type_commit(&user_type[d]);
-	}
-	if (rc == MPI_SUCCESS)
-		rc = MPI_Op_create(user_sum, 1, &user_op[CS_OP_SUM]);
-	if (rc == MPI_SUCCESS)
-		rc = MPI_Op_create(user_prod, 1, &user_op[CS_OP_PROD]);
-	if (rc == MPI_SUCCESS)
-		rc = MPI_Op_create(user_max, 1, &user_op[CS_OP_MAX]);
-	if (rc == MPI_SUCCESS)
-		rc = MPI_Op_create(user_min, 1, &user_op[CS_OP_MIN]);
+	for (d = 0; d < CS_NUM_DTYPES && rc == MPI_SUCCESS; d++)
+		if (native_type((cs_dtype_t)d) == MPI_DATATYPE_NULL)
+			rc = make_user_dtype((cs_dtype_t)d);
 	return rc;
 }
 
@@ -151,12 +160,13 @@ static int mpib_finalize(void)
 	if (!mpib_users)
 		return 0;
 	mpib_users = 0;
-	for (d = 0; d < CS_NUM_DTYPES; d++)
+	for (d = 0; d < CS_NUM_DTYPES; d++) {
 		if (user_type[d] != MPI_DATATYPE_NULL && user_type[d])
 			MPI_Type_free(&user_type[d]);
-	for (o = 0; o < CS_NUM_OPS; o++)
-		if (user_op[o] != MPI_OP_NULL && user_op[o])
-			MPI_Op_free(&user_op[o]);
+		for (o = 0; o < CS_NUM_OPS; o++)
+			if (user_op[d][o] != MPI_OP_NULL && user_op[d][o])
+				MPI_Op_free(&user_op[d][o]);
+	}
 	return 0;
 }
 
@@ -177,6 +187,18 @@ static int wrap(MPI_Comm comm, cs_bcomm_t *out)
 	return 0;
 }
 
+/* MPI errors on the backend's communicators come back as return codes
+ * (reported as `error` with the library's message), not as an abort. */
+static int errors_return(MPI_Comm comm)
+{
+	int rc = mpi_check(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN),
+			   "MPI_Comm_set_errhandler");
+
+	if (rc)
+		MPI_Comm_free(&comm);
+	return rc;
+}
+
 static int mpib_init(const cs_bootstrap_t *world, const char *options,
 		     cs_bcomm_t *out)
 {
@@ -188,7 +210,9 @@ static int mpib_init(const cs_bootstrap_t *world, const char *options,
 			    "bootstrap channel");
 	if ((rc = make_users()) != MPI_SUCCESS)
 		return rc;
-	if ((rc = MPI_Comm_dup(*(const MPI_Comm *)world->mpi_comm, &comm)))
+	rc = mpi_check(MPI_Comm_dup(*(const MPI_Comm *)world->mpi_comm, &comm),
+		       "MPI_Comm_dup");
+	if (rc || (rc = errors_return(comm)))
 		return rc;
 	return wrap(comm, out);
 }
@@ -197,9 +221,12 @@ static int mpib_split(cs_bcomm_t c, int color, int key,
 		      const cs_bootstrap_t *sub, cs_bcomm_t *out)
 {
 	MPI_Comm comm;
-	int rc = MPI_Comm_split(MC(c)->comm, color, key, &comm);
+	int rc = mpi_check(MPI_Comm_split(MC(c)->comm, color, key, &comm),
+			   "MPI_Comm_split");
 
-	return rc ? rc : wrap(comm, out);
+	if (rc || (rc = errors_return(comm)))
+		return rc;
+	return wrap(comm, out);
 }
 
 static int mpib_free(cs_bcomm_t c)
@@ -294,7 +321,7 @@ static int mpib_allreduce(const void *s, void *r, size_t count, cs_dtype_t d,
 		return rc;
 	rc = MPI_Allreduce(s == r ? MPI_IN_PLACE : src, r, (int)count, mtype(d),
 			   mop(d, op), m->comm);
-	if (rc == MPI_SUCCESS)
+	if (mpi_check(rc, "MPI_Allreduce") == MPI_SUCCESS)
 		cs_op_finish(d, op, m->size, r, count);
 	free(tmp);
 	return rc;
@@ -322,7 +349,7 @@ static int mpib_reducescatter(const void *s, void *r, size_t count,
 	else
 		rc = MPI_Reduce_scatter_block(src, r, (int)count, mtype(d),
 					      mop(d, op), m->comm);
-	if (rc == MPI_SUCCESS && inplace)
+	if (mpi_check(rc, "MPI_Reduce_scatter_block") == MPI_SUCCESS && inplace)
 		memmove(r, s, count * es);
 	if (rc == MPI_SUCCESS)
 		cs_op_finish(d, op, m->size, r, count);
@@ -345,7 +372,7 @@ static int mpib_reduce(const void *s, void *r, size_t count, cs_dtype_t d,
 		return rc;
 	rc = MPI_Reduce(inplace ? MPI_IN_PLACE : src, at_root ? r : NULL,
 			(int)count, mtype(d), mop(d, op), root, m->comm);
-	if (rc == MPI_SUCCESS && at_root)
+	if (mpi_check(rc, "MPI_Reduce") == MPI_SUCCESS && at_root)
 		cs_op_finish(d, op, m->size, r, count);
 	free(tmp);
 	return rc;
@@ -358,24 +385,30 @@ static int mpib_allgather(const void *s, void *r, size_t count, cs_dtype_t d,
 {
 	struct mpib_comm *m = c;
 	size_t es = cs_dtype_size(d);
+	int rc;
 
 	if (s == (const char *)r + (size_t)m->rank * count * es)
-		return MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r,
-				     (int)count, mtype(d), m->comm);
-	return MPI_Allgather(s, (int)count, mtype(d), r, (int)count, mtype(d),
-			     m->comm);
+		rc = MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r,
+				   (int)count, mtype(d), m->comm);
+	else
+		rc = MPI_Allgather(s, (int)count, mtype(d), r, (int)count,
+				   mtype(d), m->comm);
+	return mpi_check(rc, "MPI_Allgather");
 }
 
 static int mpib_alltoall(const void *s, void *r, size_t count, cs_dtype_t d,
 			 cs_bcomm_t c, void *stream)
 {
 	struct mpib_comm *m = c;
+	int rc;
 
 	if (s == r)
-		return MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r,
-				    (int)count, mtype(d), m->comm);
-	return MPI_Alltoall(s, (int)count, mtype(d), r, (int)count, mtype(d),
-			    m->comm);
+		rc = MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r,
+				  (int)count, mtype(d), m->comm);
+	else
+		rc = MPI_Alltoall(s, (int)count, mtype(d), r, (int)count,
+				  mtype(d), m->comm);
+	return mpi_check(rc, "MPI_Alltoall");
 }
 
 /* size_t counts and displacements as MPI's ints; 0 when one is too big. */
@@ -419,11 +452,13 @@ static int alltoallv_inplace(const size_t *sc, const size_t *sd, void *r,
 	for (i = 0; i < P; i++)
 		same &= isc[i] == irc[i] && isd[i] == ird[i];
 	rc = MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, m->comm);
-	if (rc)
+	if (mpi_check(rc, "MPI_Allreduce (of the in-place layouts)"))
 		return rc;
 	if (all)
-		return MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL,
-				     r, irc, ird, mtype(d), m->comm);
+		return mpi_check(MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL,
+					       MPI_DATATYPE_NULL, r, irc, ird,
+					       mtype(d), m->comm),
+				 "MPI_Alltoallv");
 	tmp = malloc(bytes ? bytes : 1);
 	if (!tmp)
 		return fail(MPI_ERR_NO_MEM, "mpi backend: out of memory for an "
@@ -432,7 +467,7 @@ static int alltoallv_inplace(const size_t *sc, const size_t *sd, void *r,
 	rc = MPI_Alltoallv(tmp, isc, isd, mtype(d), r, irc, ird, mtype(d),
 			   m->comm);
 	free(tmp);
-	return rc;
+	return mpi_check(rc, "MPI_Alltoallv");
 }
 
 static int mpib_alltoallv(const void *s, const size_t *sc, const size_t *sd,
@@ -453,8 +488,9 @@ static int mpib_alltoallv(const void *s, const size_t *sc, const size_t *sd,
 	if (s == r)
 		st = alltoallv_inplace(sc, sd, r, ia, d, m);
 	else
-		st = MPI_Alltoallv(s, ia, ia + P, mtype(d), r, ia + 2 * P,
-				   ia + 3 * P, mtype(d), m->comm);
+		st = mpi_check(MPI_Alltoallv(s, ia, ia + P, mtype(d), r,
+					     ia + 2 * P, ia + 3 * P, mtype(d),
+					     m->comm), "MPI_Alltoallv");
 	free(ia);
 	return st;
 }
@@ -466,7 +502,8 @@ static int mpib_broadcast(const void *s, void *r, size_t count, cs_dtype_t d,
 
 	if (m->rank == root && s != r && count)
 		memcpy(r, s, count * cs_dtype_size(d));
-	return MPI_Bcast(r, (int)count, mtype(d), root, m->comm);
+	return mpi_check(MPI_Bcast(r, (int)count, mtype(d), root, m->comm),
+			 "MPI_Bcast");
 }
 
 static int mpib_gather(const void *s, void *r, size_t count, cs_dtype_t d,
@@ -475,17 +512,21 @@ static int mpib_gather(const void *s, void *r, size_t count, cs_dtype_t d,
 	struct mpib_comm *m = c;
 	size_t bytes = count * cs_dtype_size(d);
 	char *mine = (char *)r + (size_t)root * bytes;
+	int rc;
 
 	if (m->rank != root)
-		return MPI_Gather(s, (int)count, mtype(d), NULL, 0, mtype(d),
-				  root, m->comm);
-	if (s == r && root != 0 && count) /* input at the start: move it */
-		memmove(mine, r, bytes);
-	if (s == r || s == mine)
-		return MPI_Gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r,
-				  (int)count, mtype(d), root, m->comm);
-	return MPI_Gather(s, (int)count, mtype(d), r, (int)count, mtype(d),
-			  root, m->comm);
+		rc = MPI_Gather(s, (int)count, mtype(d), NULL, 0, mtype(d),
+				root, m->comm);
+	else if (s == r || s == mine) {
+		if (s == r && root != 0 && count) /* input at the start */
+			memmove(mine, r, bytes);
+		rc = MPI_Gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r,
+				(int)count, mtype(d), root, m->comm);
+	} else {
+		rc = MPI_Gather(s, (int)count, mtype(d), r, (int)count,
+				mtype(d), root, m->comm);
+	}
+	return mpi_check(rc, "MPI_Gather");
 }
 
 static int mpib_scatter(const void *s, void *r, size_t count, cs_dtype_t d,
@@ -497,15 +538,17 @@ static int mpib_scatter(const void *s, void *r, size_t count, cs_dtype_t d,
 	int rc;
 
 	if (m->rank != root)
-		return MPI_Scatter(NULL, 0, mtype(d), r, (int)count, mtype(d),
-				   root, m->comm);
+		return mpi_check(MPI_Scatter(NULL, 0, mtype(d), r, (int)count,
+					     mtype(d), root, m->comm),
+				 "MPI_Scatter");
 	if (r == mine || r == s)
 		rc = MPI_Scatter(s, (int)count, mtype(d), MPI_IN_PLACE, 0,
 				 MPI_DATATYPE_NULL, root, m->comm);
 	else
 		rc = MPI_Scatter(s, (int)count, mtype(d), r, (int)count,
 				 mtype(d), root, m->comm);
-	if (rc == MPI_SUCCESS && r == s && root != 0 && count)
+	if (mpi_check(rc, "MPI_Scatter") == MPI_SUCCESS && r == s &&
+	    root != 0 && count)
 		memmove(r, mine, bytes); /* the root's block to the start */
 	return rc;
 }
@@ -518,12 +561,15 @@ static int mpib_sendrecv(const void *s, void *r, size_t count, cs_dtype_t d,
 	int prev = (m->rank + m->size - 1) % m->size;
 
 	if (s == r)
-		return MPI_Sendrecv_replace(r, (int)count, mtype(d), next,
-					    MPIB_TAG, prev, MPIB_TAG, m->comm,
-					    MPI_STATUS_IGNORE);
-	return MPI_Sendrecv(s, (int)count, mtype(d), next, MPIB_TAG, r,
-			    (int)count, mtype(d), prev, MPIB_TAG, m->comm,
-			    MPI_STATUS_IGNORE);
+		return mpi_check(MPI_Sendrecv_replace(r, (int)count, mtype(d),
+						      next, MPIB_TAG, prev,
+						      MPIB_TAG, m->comm,
+						      MPI_STATUS_IGNORE),
+				 "MPI_Sendrecv_replace");
+	return mpi_check(MPI_Sendrecv(s, (int)count, mtype(d), next, MPIB_TAG,
+				      r, (int)count, mtype(d), prev, MPIB_TAG,
+				      m->comm, MPI_STATUS_IGNORE),
+			 "MPI_Sendrecv");
 }
 
 static const cs_backend_t mpi_backend = {

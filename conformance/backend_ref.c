@@ -32,13 +32,28 @@ static uint64_t scalar_bits(cs_dtype_t d, const void *scalar)
 	return scalar ? cs_load(d, scalar, 0) : 0;
 }
 
+/*
+ * Wrap comm, a communicator of the backend's own. MPI errors on it come
+ * back as return codes (the reference turns them into a status whose
+ * message quotes the MPI library), so that a failed call is reported as
+ * `error` with that message, not as an abort of the job.
+ */
 static int ref_wrap(MPI_Comm comm, cs_bcomm_t *out)
 {
 	struct ref_comm *rc = malloc(sizeof *rc);
+	int err;
 
 	if (!rc) {
 		MPI_Comm_free(&comm);
 		return ref_status(cs_error(CS_ERR_NOMEM, "ref: out of memory"));
+	}
+	err = MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+	if (err != MPI_SUCCESS) {
+		free(rc);
+		MPI_Comm_free(&comm);
+		return ref_status(cs_error(CS_ERR_INTERNAL, "ref: "
+					   "MPI_Comm_set_errhandler failed "
+					   "(MPI error %d)", err));
 	}
 	rc->comm = comm;
 	*out = rc;

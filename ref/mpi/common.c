@@ -1,5 +1,7 @@
-/* common.c - argument checks and tuning of the MPI reference. */
+/* common.c - argument checks, MPI errors and tuning of the MPI reference. */
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "internal.h"
 
 static size_t chunk_bytes = CS_MPIREF_CHUNK_DEFAULT;
@@ -26,20 +28,38 @@ size_t cs_mr_piece_bytes(void)
 	return piece_bytes;
 }
 
+cs_status_t cs_mr_mpi_error(cs_status_t st, int rc, const char *fmt, ...)
+{
+	char call[256], text[MPI_MAX_ERROR_STRING];
+	int len = 0;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(call, sizeof call, fmt, ap);
+	va_end(ap);
+	if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
+		snprintf(text, sizeof text, "(no text from MPI_Error_string)");
+	return cs_error(st, "mpiref: %s failed: %s (MPI error %d)", call, text,
+			rc);
+}
+
 cs_status_t cs_mr_comm(const char *fn, MPI_Comm comm, int *rank, int *size)
 {
-	int inter = 0;
+	int inter = 0, rc;
 
 	if (comm == MPI_COMM_NULL)
 		return cs_error(CS_ERR_INVALID, "%s: communicator is MPI_COMM_NULL",
 				fn);
-	if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+	if ((rc = MPI_Comm_test_inter(comm, &inter)) != MPI_SUCCESS)
+		return cs_mr_mpi_error(CS_ERR_INVALID, rc, "%s: "
+				       "MPI_Comm_test_inter", fn);
+	if (inter)
 		return cs_error(CS_ERR_INVALID, "%s: intercommunicators are not "
 				"supported", fn);
-	if (MPI_Comm_rank(comm, rank) != MPI_SUCCESS ||
-	    MPI_Comm_size(comm, size) != MPI_SUCCESS)
-		return cs_error(CS_ERR_INVALID, "%s: cannot query the communicator",
-				fn);
+	if ((rc = MPI_Comm_rank(comm, rank)) != MPI_SUCCESS ||
+	    (rc = MPI_Comm_size(comm, size)) != MPI_SUCCESS)
+		return cs_mr_mpi_error(CS_ERR_INVALID, rc, "%s: querying the "
+				       "communicator", fn);
 	return CS_OK;
 }
 

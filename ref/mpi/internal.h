@@ -67,6 +67,16 @@ cs_status_t cs_p2p_sendrecv(MPI_Comm comm, const void *sbuf, size_t sbytes,
  * MPI_COMM_NULL or an intercommunicator. `fn` names the caller in messages. */
 cs_status_t cs_mr_comm(const char *fn, MPI_Comm comm, int *rank, int *size);
 
+/*
+ * st, with a message naming the MPI call that returned rc (fmt and its
+ * arguments: the call and what it was doing) and giving the MPI library's
+ * own text for rc (MPI_Error_string). An MPI call returns an error only
+ * when the communicator's error handler is MPI_ERRORS_RETURN: under the
+ * default, MPI_ERRORS_ARE_FATAL, the job aborts inside the call.
+ */
+cs_status_t cs_mr_mpi_error(cs_status_t st, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* CS_ERR_INVALID unless d (and op, for cs_mr_check_op) is in the catalog. */
 cs_status_t cs_mr_check_dtype(const char *fn, cs_dtype_t d);
 cs_status_t cs_mr_check_op(const char *fn, cs_op_t op);

@@ -65,9 +65,10 @@ static void post(cs_p2p_t *b, void *buf, size_t bytes, int peer, int tag,
 			rc = MPI_Isend(p, len, MPI_BYTE, peer, tag, b->comm,
 				       &b->req[b->n]);
 		if (rc != MPI_SUCCESS) {
-			b->st = cs_error(CS_ERR_IO, "mpiref: MPI_%s of %d bytes "
-					 "with rank %d failed (MPI error %d)",
-					 recv ? "Irecv" : "Isend", len, peer, rc);
+			b->st = cs_mr_mpi_error(CS_ERR_IO, rc, "MPI_%s of %d "
+						"bytes with rank %d",
+						recv ? "Irecv" : "Isend", len,
+						peer);
 			return;
 		}
 		b->want[b->n++] = recv ? len : -1;
@@ -106,17 +107,45 @@ static cs_status_t check_sizes(const cs_p2p_t *b, MPI_Status *stat)
 	return CS_OK;
 }
 
+/* The error of a failed MPI_Waitall: the first failed request's own
+ * error when MPI says the statuses hold them (MPI_ERR_IN_STATUS). */
+static cs_status_t waitall_error(const cs_p2p_t *b, int rc,
+				 const MPI_Status *stat)
+{
+	int cls = MPI_ERR_OTHER;
+	size_t i;
+
+	MPI_Error_class(rc, &cls);
+	for (i = 0; stat && cls == MPI_ERR_IN_STATUS && i < b->n; i++) {
+		int e = stat[i].MPI_ERROR;
+
+		if (e == MPI_SUCCESS || e == MPI_ERR_PENDING)
+			continue;
+		if (b->want[i] < 0)
+			return cs_mr_mpi_error(CS_ERR_IO, e, "MPI_Waitall (a "
+					       "send)");
+		return cs_mr_mpi_error(CS_ERR_IO, e, "MPI_Waitall (a receive "
+				       "of %d bytes from rank %d)", b->want[i],
+				       stat[i].MPI_SOURCE);
+	}
+	return cs_mr_mpi_error(CS_ERR_IO, rc, "MPI_Waitall of %zu requests",
+			       b->n);
+}
+
 cs_status_t cs_p2p_wait(cs_p2p_t *b)
 {
 	cs_status_t st = b->st;
 	MPI_Status *stat = NULL;
+	int rc;
 
 	if (b->n > 0) {
 		stat = malloc(b->n * sizeof *stat);
-		if (MPI_Waitall((int)b->n, b->req,
-				stat ? stat : MPI_STATUSES_IGNORE) != MPI_SUCCESS)
-			st = cs_error(CS_ERR_IO, "mpiref: MPI_Waitall failed");
-		else if (stat && st == CS_OK)
+		rc = MPI_Waitall((int)b->n, b->req,
+				 stat ? stat : MPI_STATUSES_IGNORE);
+		/* after a failed post, its message is the one kept */
+		if (st == CS_OK && rc != MPI_SUCCESS)
+			st = waitall_error(b, rc, stat);
+		else if (st == CS_OK && stat)
 			st = check_sizes(b, stat);
 	}
 	free(stat);

@@ -16,6 +16,10 @@
  *    cs_last_error(). Argument errors are found before any message is sent;
  *    a call that fails on some ranks only leaves the others waiting, as an
  *    erroneous MPI program would;
+ *  - comm's error handler is left as it is. With MPI_ERRORS_RETURN, a
+ *    failed MPI call gives an error (CS_ERR_IO for a message) whose text
+ *    names the call and quotes the library's MPI_Error_string; with MPI's
+ *    default, MPI_ERRORS_ARE_FATAL, MPI aborts the job inside the call;
  *  - count 0 is legal and touches no buffer (the pointers may be NULL);
  *  - nothing is written outside the receive range, and an out-of-place send
  *    buffer is never modified; buffers only need element alignment;
