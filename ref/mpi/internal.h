@@ -40,6 +40,7 @@ typedef struct cs_p2p {
 	MPI_Comm comm;
 	MPI_Request *req;
 	int *want;     /* per request: bytes a receive expects, -1 for a send */
+	MPI_Status *stat; /* per request: its status, filled by cs_p2p_wait */
 	size_t n, cap;
 	cs_status_t st;
 } cs_p2p_t;

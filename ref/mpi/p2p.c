@@ -16,6 +16,7 @@ void cs_p2p_begin(cs_p2p_t *b, MPI_Comm comm)
 	b->comm = comm;
 	b->req = NULL;
 	b->want = NULL;
+	b->stat = NULL;
 	b->n = 0;
 	b->cap = 0;
 	b->st = CS_OK;
@@ -26,6 +27,7 @@ static int grow(cs_p2p_t *b)
 {
 	size_t cap = b->cap ? 2 * b->cap : 8;
 	MPI_Request *req;
+	MPI_Status *stat;
 	int *want;
 
 	if (b->n < b->cap)
@@ -36,7 +38,10 @@ static int grow(cs_p2p_t *b)
 	want = realloc(b->want, cap * sizeof *want);
 	if (want)
 		b->want = want;
-	if (!req || !want) {
+	stat = realloc(b->stat, cap * sizeof *stat);
+	if (stat)
+		b->stat = stat;
+	if (!req || !want || !stat) {
 		b->st = cs_error(CS_ERR_NOMEM, "mpiref: no memory for %zu "
 				 "message requests", cap);
 		return 0;
@@ -88,8 +93,9 @@ void cs_p2p_irecv(cs_p2p_t *b, void *buf, size_t bytes, int peer, int tag)
 }
 
 /* First receive whose byte count differs from what it expected. */
-static cs_status_t check_sizes(const cs_p2p_t *b, MPI_Status *stat)
+static cs_status_t check_sizes(const cs_p2p_t *b)
 {
+	const MPI_Status *stat = b->stat;
 	size_t i;
 
 	for (i = 0; i < b->n; i++) {
@@ -109,14 +115,14 @@ static cs_status_t check_sizes(const cs_p2p_t *b, MPI_Status *stat)
 
 /* The error of a failed MPI_Waitall: the first failed request's own
  * error when MPI says the statuses hold them (MPI_ERR_IN_STATUS). */
-static cs_status_t waitall_error(const cs_p2p_t *b, int rc,
-				 const MPI_Status *stat)
+static cs_status_t waitall_error(const cs_p2p_t *b, int rc)
 {
+	const MPI_Status *stat = b->stat;
 	int cls = MPI_ERR_OTHER;
 	size_t i;
 
 	MPI_Error_class(rc, &cls);
-	for (i = 0; stat && cls == MPI_ERR_IN_STATUS && i < b->n; i++) {
+	for (i = 0; cls == MPI_ERR_IN_STATUS && i < b->n; i++) {
 		int e = stat[i].MPI_ERROR;
 
 		if (e == MPI_SUCCESS || e == MPI_ERR_PENDING)
@@ -135,22 +141,19 @@ static cs_status_t waitall_error(const cs_p2p_t *b, int rc,
 cs_status_t cs_p2p_wait(cs_p2p_t *b)
 {
 	cs_status_t st = b->st;
-	MPI_Status *stat = NULL;
 	int rc;
 
 	if (b->n > 0) {
-		stat = malloc(b->n * sizeof *stat);
-		rc = MPI_Waitall((int)b->n, b->req,
-				 stat ? stat : MPI_STATUSES_IGNORE);
+		rc = MPI_Waitall((int)b->n, b->req, b->stat);
 		/* after a failed post, its message is the one kept */
 		if (st == CS_OK && rc != MPI_SUCCESS)
-			st = waitall_error(b, rc, stat);
-		else if (st == CS_OK && stat)
-			st = check_sizes(b, stat);
+			st = waitall_error(b, rc);
+		else if (st == CS_OK)
+			st = check_sizes(b);
 	}
-	free(stat);
 	free(b->req);
 	free(b->want);
+	free(b->stat);
 	cs_p2p_begin(b, b->comm);
 	return st;
 }
