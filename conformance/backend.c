@@ -1,11 +1,20 @@
 /*
- * backend.c - the table of backends, the plugin loader and the bootstrap
+ * backend.c - the table of backends, the plugin loader (in this process, or
+ * in a child process for the driver: cs_backend_probe) and the bootstrap
  * channel the harness hands to backends (over MPI).
  */
+#define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <mpi.h>
 #include "collspec.h"
@@ -119,6 +128,10 @@ cs_status_t cs_backend_validate(const cs_backend_t *b, const char *origin)
 	if ((missing = missing_required(b)) != NULL)
 		return cs_error(CS_ERR_INVALID, "%s: required member '%s' is NULL",
 				origin, missing);
+	if (!b->name[0] || strlen(b->name) > CS_BACKEND_NAME_MAX)
+		return cs_error(CS_ERR_INVALID, "%s: its name holds %zu bytes; a "
+				"backend's name holds 1 to %d", origin,
+				strlen(b->name), CS_BACKEND_NAME_MAX);
 	if (b->mem_kind != CS_MEM_HOST && b->mem_kind != CS_MEM_CUDA)
 		return cs_error(CS_ERR_INVALID, "%s: unknown memory kind %d",
 				origin, (int)b->mem_kind);
@@ -134,14 +147,30 @@ cs_status_t cs_backend_validate(const cs_backend_t *b, const char *origin)
 	return CS_OK;
 }
 
+/* Where a plugin load has got to, for cs_backend_probe's child: one byte
+ * written to load_stage_fd as each step returns. */
+#define STAGE_OPENED 'O'  /* dlopen returned: its constructors ran */
+#define STAGE_ENTERED 'E' /* its entry point returned */
+#define STAGE_REPLY 'R'   /* the load's outcome follows */
+
+static int load_stage_fd = -1;
+
+static void load_stage(char stage)
+{
+	if (load_stage_fd >= 0 && write(load_stage_fd, &stage, 1) != 1)
+		_exit(3); /* the driver is gone */
+}
+
 /* dlopen PATH (a bare file name is looked up in the current directory,
  * not in the library search path). */
 static void *open_plugin(const char *path)
 {
-	char local[4096];
+	char local[PATH_MAX + 2];
 
-	if (!strchr(path, '/') && access(path, F_OK) == 0) {
-		snprintf(local, sizeof local, "./%s", path);
+	if (!strchr(path, '/') && access(path, F_OK) == 0 &&
+	    strlen(path) + 2 < sizeof local) {
+		memcpy(local, "./", 2);
+		memcpy(local + 2, path, strlen(path) + 1);
 		return dlopen(local, RTLD_NOW | RTLD_LOCAL);
 	}
 	return dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -149,35 +178,44 @@ static void *open_plugin(const char *path)
 
 static cs_status_t load_plugin(const char *path, const cs_backend_t **out)
 {
-	char origin[1024];
 	cs_backend_entry_fn entry;
 	const cs_backend_t *b;
+	char *origin;
 	void *h, *sym;
+	cs_status_t st;
 
 	if (!*path)
 		return cs_error(CS_ERR_INVALID, "--backend plugin:PATH needs a "
 				"path to a shared object");
-	snprintf(origin, sizeof origin, "plugin %s", path);
+	origin = malloc(strlen(path) + sizeof "plugin ");
+	if (!origin)
+		return cs_error(CS_ERR_NOMEM, "plugin loader: out of memory");
+	strcpy(origin, "plugin ");
+	strcat(origin, path);
 	h = open_plugin(path);
-	if (!h)
-		return cs_error(CS_ERR_INVALID, "cannot load %s: %s", origin,
-				dlerror());
-	sym = dlsym(h, CS_BACKEND_SYMBOL);
-	if (!sym) {
+	load_stage(STAGE_OPENED);
+	sym = h ? dlsym(h, CS_BACKEND_SYMBOL) : NULL;
+	if (!h) {
+		st = cs_error(CS_ERR_INVALID, "cannot load %s: %s", origin,
+			      dlerror());
+	} else if (!sym) {
 		dlclose(h);
-		return cs_error(CS_ERR_INVALID, "%s does not export the symbol "
-				"'%s' (missing symbol): it is not a collspec "
-				"backend", origin, CS_BACKEND_SYMBOL);
+		st = cs_error(CS_ERR_INVALID, "%s does not export the symbol "
+			      "'%s' (missing symbol): it is not a collspec "
+			      "backend", origin, CS_BACKEND_SYMBOL);
+	} else {
+		memcpy(&entry, &sym, sizeof entry);
+		b = entry(CS_BACKEND_ABI_VERSION);
+		load_stage(STAGE_ENTERED);
+		*out = b;
+		/* the handle stays open: the backend's code lives in it */
+		st = b ? cs_backend_validate(b, origin)
+		       : cs_error(CS_ERR_UNSUPPORTED, "%s returned no backend "
+				  "for collspec backend ABI version %u", origin,
+				  CS_BACKEND_ABI_VERSION);
 	}
-	memcpy(&entry, &sym, sizeof entry);
-	b = entry(CS_BACKEND_ABI_VERSION);
-	if (!b)
-		return cs_error(CS_ERR_UNSUPPORTED, "%s returned no backend for "
-				"collspec backend ABI version %u", origin,
-				CS_BACKEND_ABI_VERSION);
-	*out = b;
-	/* the handle stays open: the backend's code lives in it */
-	return cs_backend_validate(b, origin);
+	free(origin);
+	return st;
 }
 
 /* The nccl backends by name; NULL when not built. */
@@ -212,6 +250,242 @@ cs_status_t cs_backend_load(const char *spec, const cs_backend_t **out)
 				spec);
 	*out = b;
 	return cs_backend_validate(b, spec);
+}
+
+/* ---- loading a plugin in a child process ---------------------------------- */
+
+/* The child's answer after STAGE_REPLY; the error message follows it. */
+struct probe_reply {
+	int status;
+	int proc_model, mem_kind;
+	char name[CS_BACKEND_NAME_MAX + 1];
+};
+
+static void write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	ssize_t k;
+
+	while (n > 0) {
+		k = write(fd, c, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			_exit(3);
+		c += k;
+		n -= (size_t)k;
+	}
+}
+
+/* In the child: load spec, write the stages and the outcome to fd, exit
+ * without running anything of the plugin's (no destructors). */
+static void probe_child(const char *spec, int fd, pid_t parent)
+{
+	const cs_backend_t *b = NULL;
+	struct probe_reply rep;
+	const char *msg;
+
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(3);
+	load_stage_fd = fd;
+	memset(&rep, 0, sizeof rep);
+	rep.status = cs_backend_load(spec, &b);
+	if (rep.status == CS_OK) {
+		rep.proc_model = (int)b->proc_model;
+		rep.mem_kind = (int)b->mem_kind;
+		memcpy(rep.name, b->name, strlen(b->name) + 1);
+	}
+	fflush(NULL); /* what the constructors printed */
+	msg = rep.status == CS_OK ? "" : cs_last_error();
+	load_stage(STAGE_REPLY);
+	write_all(fd, &rep, sizeof rep);
+	write_all(fd, msg, strlen(msg) + 1);
+	_exit(0);
+}
+
+/* Bytes from the child, and how it ended. */
+struct probe {
+	pid_t pid;
+	int fd, status, timed_out;
+	char *buf;
+	size_t len, cap;
+};
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Read what the pipe has (waiting up to ms for it): 1 bytes read, -1 none
+ * yet, 0 end of file (or an error). */
+static int probe_read(struct probe *p, int ms)
+{
+	struct pollfd pfd = {p->fd, POLLIN, 0};
+	ssize_t k;
+	char *nb;
+
+	if (poll(&pfd, 1, ms) <= 0)
+		return -1;
+	if (p->cap - p->len < 4096) {
+		nb = realloc(p->buf, p->cap + 65536);
+		if (!nb)
+			return 0;
+		p->buf = nb;
+		p->cap += 65536;
+	}
+	k = read(p->fd, p->buf + p->len, p->cap - p->len);
+	if (k < 0 && errno == EINTR)
+		return -1;
+	if (k <= 0)
+		return 0;
+	p->len += (size_t)k;
+	return 1;
+}
+
+/* 1 when the child has exited (it stays a zombie, so that its process
+ * group id cannot be reused before the group is killed). */
+static int probe_exited(const struct probe *p)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof si);
+	return waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT)
+		       == 0 && si.si_pid == p->pid;
+}
+
+/* Follow the child until it exits (its pipe drained) or timeout seconds
+ * pass; then kill its process group, so that nothing it started is left,
+ * and reap it. */
+static void probe_wait(struct probe *p, double timeout)
+{
+	double end = mono_s() + timeout;
+	int open = 1, exited = 0;
+
+	while (!(exited = probe_exited(p)) && mono_s() <= end) {
+		if (open)
+			open = probe_read(p, 20) != 0;
+		else
+			poll(NULL, 0, 20);
+	}
+	/* what the child wrote before it exited is in the pipe; a process it
+	 * started may hold the pipe open, so no blocking read */
+	while (exited && open && probe_read(p, 0) > 0)
+		;
+	p->timed_out = !exited;
+	kill(-p->pid, SIGKILL);
+	kill(p->pid, SIGKILL);
+	waitpid(p->pid, &p->status, 0);
+}
+
+/* The step of the load the child reached, in words. */
+static const char *probe_where(const struct probe *p)
+{
+	if (memchr(p->buf, STAGE_ENTERED, p->len))
+		return "after its entry point returned, in the harness's check "
+		       "of the backend struct it returned";
+	if (memchr(p->buf, STAGE_OPENED, p->len))
+		return "in its entry point " CS_BACKEND_SYMBOL "()";
+	return "in dlopen, running its constructors (or those of the "
+	       "libraries it needs)";
+}
+
+/* A child that did not answer: the FAIL message. */
+static cs_status_t probe_fault(const struct probe *p, const char *path,
+			       double timeout, cs_backend_info_t *info)
+{
+	int s = p->status;
+
+	info->fault = 1;
+	if (p->timed_out)
+		return cs_error(CS_ERR_UNSUPPORTED, "plugin %s did not finish "
+				"loading within %g s (the --timeout), %s; it was "
+				"killed", path, timeout, probe_where(p));
+	if (WIFSIGNALED(s))
+		return cs_error(CS_ERR_UNSUPPORTED, "plugin %s crashed while "
+				"loading (signal %d, %s), %s", path, WTERMSIG(s),
+				strsignal(WTERMSIG(s)), probe_where(p));
+	return cs_error(CS_ERR_UNSUPPORTED, "plugin %s exited with status %d "
+			"while loading, %s", path, WEXITSTATUS(s),
+			probe_where(p));
+}
+
+/* The child's answer into info, or the error it names. */
+static cs_status_t probe_answer(const struct probe *p, const char *path,
+				double timeout, cs_backend_info_t *info)
+{
+	const char *r = p->buf ? memchr(p->buf, STAGE_REPLY, p->len) : NULL;
+	struct probe_reply rep;
+	size_t off;
+
+	off = r ? (size_t)(r - p->buf) + 1 : 0;
+	if (!r || p->len < off + sizeof rep + 1 || p->buf[p->len - 1] ||
+	    !WIFEXITED(p->status) || WEXITSTATUS(p->status) != 0)
+		return probe_fault(p, path, timeout, info);
+	memcpy(&rep, p->buf + off, sizeof rep);
+	if (rep.status != CS_OK)
+		return cs_error(rep.status, "%s", p->buf + off + sizeof rep);
+	rep.name[sizeof rep.name - 1] = '\0';
+	memcpy(info->name, rep.name, sizeof info->name);
+	info->proc_model = rep.proc_model;
+	info->mem_kind = rep.mem_kind;
+	return CS_OK;
+}
+
+/* A built-in backend: its code is the harness's own. */
+static cs_status_t probe_builtin(const char *spec, cs_backend_info_t *info)
+{
+	const cs_backend_t *b;
+	cs_status_t st = cs_backend_load(spec, &b);
+
+	if (st != CS_OK)
+		return st;
+	snprintf(info->name, sizeof info->name, "%s", b->name);
+	info->proc_model = (int)b->proc_model;
+	info->mem_kind = (int)b->mem_kind;
+	return CS_OK;
+}
+
+cs_status_t cs_backend_probe(const char *spec, double timeout,
+			     cs_backend_info_t *info)
+{
+	struct probe p = {0};
+	int fds[2];
+	pid_t self = getpid();
+	cs_status_t st;
+
+	memset(info, 0, sizeof *info);
+	if (!spec || strncmp(spec, "plugin:", 7) != 0)
+		return probe_builtin(spec, info);
+	if (!(timeout > 0))
+		return cs_error(CS_ERR_INVALID, "plugin probe: timeout %g s",
+				timeout);
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return cs_error(CS_ERR_IO, "cannot load %s: pipe: %s", spec,
+				strerror(errno));
+	fflush(NULL);
+	p.pid = fork();
+	if (p.pid == 0) {
+		close(fds[0]);
+		probe_child(spec, fds[1], self);
+	}
+	close(fds[1]);
+	if (p.pid < 0) {
+		close(fds[0]);
+		return cs_error(CS_ERR_IO, "cannot load %s: fork: %s", spec,
+				strerror(errno));
+	}
+	setpgid(p.pid, p.pid); /* (either side may get there first) */
+	p.fd = fds[0];
+	probe_wait(&p, timeout);
+	close(p.fd);
+	st = probe_answer(&p, spec + 7, timeout, info);
+	free(p.buf);
+	return st;
 }
 
 int cs_backend_finds_devices(const cs_backend_t *b)

@@ -131,6 +131,8 @@ typedef struct cs_exec {
 	uint64_t seed0;        /* the case's own seed (inputs of call 0) */
 	int call, ncalls;      /* this call's index, the calls of the case */
 	unsigned char *first;  /* the bytes call 0 received (determinism) */
+	unsigned char **kept;  /* per call: its received bytes when they differ
+				  from call 0's (cs_exec_keep), else NULL */
 } cs_exec_t;
 
 /* A rank's own verdict for one case, gathered to rank 0 and merged. */
@@ -222,6 +224,18 @@ void cs_exec_check(const cs_exec_t *e, cs_local_t *l);
  */
 void cs_exec_check_call(cs_exec_t *e, cs_local_t *l);
 
+/*
+ * Keep what call e->call received until the case ends, for an identity
+ * check made after all calls (cs_exec_kept): call 0's bytes are already
+ * kept; a later call's only when they differ from call 0's. FAIL "harness"
+ * in l when out of memory.
+ */
+void cs_exec_keep(cs_exec_t *e, cs_local_t *l);
+
+/* The bytes call k received, as kept (n: their size); NULL when call k
+ * kept nothing (not made, or no memory). */
+const void *cs_exec_kept(const cs_exec_t *e, int k, size_t *n);
+
 /* The received range's bytes and their size. */
 const void *cs_exec_recv_bytes(const cs_exec_t *e, size_t *n);
 
@@ -297,7 +311,7 @@ typedef struct cs_run_opts {
 	cs_filter_t f;
 	double timeout;
 	const char *json, *junit, *results, *mpiexec;
-	size_t first;
+	size_t first; /* --first K: cases with index < K are not run */
 	int sizes[CS_MAX_SIZES], nsizes;
 	int fail_on_warn, quiet, verbose;
 	int repeat;   /* --repeat N: calls per case (see docs/running.md) */
@@ -315,7 +329,8 @@ typedef struct cs_run_opts {
 int cs_run_parse_args(int argc, char **argv, cs_run_opts_t *o);
 
 /* Checks that need no MPI: suite name, backend name, count sizes for the
- * largest world size P. Prints the message; returns 0 or 2. */
+ * largest world size P, and no two of --json, --junit, --results naming
+ * the same file. Prints the message; returns 0 or 2. */
 int cs_run_validate(const cs_run_opts_t *o, int P);
 
 /* The report options of a run (human report to o->out). */
@@ -347,9 +362,10 @@ int cs_coll_same_everywhere(cs_coll_t c);
 /* Identity across the n ranks of one communicator, given each comm
  * rank's fingerprint of its received bits (fp[q]: the keyed fingerprint of
  * comm rank q, or in one process the lowest comm rank whose bits are
- * equal, in h[0]): when some differ from comm rank 0's, the first such
- * rank, if it is l's, gets FAIL "identity". */
-void cs_identity_verdict(const cs_khash_t *fp, int n, cs_local_t *l);
+ * equal, in h[0]) after call e->call: when some differ from comm rank
+ * 0's, the first such rank, if it is l's, gets FAIL "identity". */
+void cs_identity_verdict(const cs_khash_t *fp, int n, const cs_exec_t *e,
+			 cs_local_t *l);
 
 /*
  * The result of case hc from the n ranks' own verdicts all[0..n) (world

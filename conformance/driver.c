@@ -542,7 +542,7 @@ static cs_status_t one_launch(struct driver *d, int P, struct launch *l,
 /* All cases at world size P, resuming after each crash or hang. */
 static cs_status_t run_world(struct driver *d, int P, size_t ncases)
 {
-	size_t first = 0, failed_at = (size_t)-1;
+	size_t first = d->o->first, failed_at = (size_t)-1;
 
 	for (;;) {
 		struct launch l;

@@ -13,7 +13,8 @@
  * no final line when the worker exits abnormally is a FAIL with check
  * "crash"; one that shows no final line within the per-case timeout is a
  * FAIL with check "hang" (the whole process group is then killed, no orphans
- * left). The driver then relaunches with --first at the next case.
+ * left). The driver then relaunches with --first at the next case. The
+ * first launch at each world size starts at cs_driver_opts_t.first.
  */
 #ifndef CS_DRIVER_H
 #define CS_DRIVER_H
@@ -25,6 +26,8 @@ typedef struct cs_driver_opts {
   const int *sizes;        /* or an explicit list of world sizes, if nsizes>0 */
   int nsizes;
   double case_timeout;     /* seconds without a final line before "hang" */
+  size_t first;            /* at every world size, start at case index
+                              first (the earlier cases are not run) */
   const char *mpiexec;     /* launcher; NULL: "mpiexec" from PATH */
   const char *self;        /* path of the collspec binary (/proc/self/exe) */
   char *const *worker_args; /* run arguments given to every worker, without

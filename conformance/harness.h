@@ -70,10 +70,25 @@ typedef enum cs_verdict {
   CS_V_FAIL   /* a required property broken, or a crash or hang */
 } cs_verdict_t;
 
-/* One case's outcome. Strings are NUL-terminated and truncated to fit. */
+/*
+ * Limits on what the command line may carry into a result, so that no
+ * string of a result is ever cut: --backend holds at most CS_BACKEND_MAX
+ * bytes ("plugin:" and a path of up to PATH_MAX - 1 bytes), --backend-opt
+ * at most CS_BACKEND_OPT_MAX, neither a control byte; a backend's name at
+ * most CS_BACKEND_NAME_MAX. A re-run line quotes each byte of both in at
+ * most 4 bytes (cs_repro_format), so CS_REPRO_MAX holds any of them.
+ */
+#define CS_BACKEND_MAX 4102
+#define CS_BACKEND_OPT_MAX 4096
+#define CS_BACKEND_NAME_MAX 63
+#define CS_REPRO_MAX (4 * (CS_BACKEND_MAX + CS_BACKEND_OPT_MAX) + 1024)
+
+/* One case's outcome. Strings are NUL-terminated; the harness writes into
+ * them only what fits (the limits above; messages it composes itself are
+ * bounded by their formats). */
 typedef struct cs_result {
   cs_hcase_t hc;
-  char backend[64];
+  char backend[CS_BACKEND_NAME_MAX + 1];
   cs_verdict_t verdict;
   char check[32];      /* the check that set the verdict: "value",
                           "identity", "sendbuf", "guard", "determinism",
@@ -83,7 +98,8 @@ typedef struct cs_result {
                           rank, index, inputs, expected, bound, got, ulps */
   char info[128];      /* implementation-defined profile, e.g.
                           "nan=ignore fp8ovf=saturate" */
-  char repro[768];     /* one command line that re-runs exactly this case */
+  char repro[CS_REPRO_MAX]; /* one command line that re-runs exactly this
+                               case (printable ASCII and UTF-8) */
   size_t elems_checked;
   size_t bytes_checked;
   double seconds;      /* wall time of the collective call (max over ranks) */
@@ -122,9 +138,25 @@ const char *cs_verdict_name(cs_verdict_t v); /* "PASS", "FAIL", ... */
 cs_status_t cs_commvar_parse(const char *s, cs_commvar_t *out);
 cs_status_t cs_a2av_parse(const char *s, cs_a2av_pattern_t *out);
 
-/* One JSON object (no newline) describing r; returns bytes written as
- * snprintf does. cs_result_from_json parses what cs_result_to_json wrote. */
+/*
+ * One JSON object (no newline) describing r; returns bytes written as
+ * snprintf does (the length needed; buf may be NULL when n is 0). The
+ * object is valid UTF-8 whatever bytes r's strings hold: a byte that is
+ * not part of valid UTF-8 is written as \u00XX (XX its value).
+ * cs_result_from_json parses what cs_result_to_json wrote and gives back
+ * every string byte for byte (it reads \u0080-\u00ff as one byte); a
+ * string longer than its field is an error, never cut.
+ */
 int cs_result_to_json(const cs_result_t *r, char *buf, size_t n);
 cs_status_t cs_result_from_json(const char *line, cs_result_t *r);
+
+/* s as a JSON string literal, quotes included, escaped as
+ * cs_result_to_json escapes strings; malloc'ed (the caller frees it), or
+ * NULL when out of memory. */
+char *cs_json_quote(const char *s);
+
+/* Length of the valid UTF-8 sequence that starts at s (1 to 4), or 0 when
+ * s[0] does not start one (or is the terminating NUL). */
+int cs_utf8_len(const char *s);
 
 #endif /* CS_HARNESS_H */

@@ -84,18 +84,14 @@ static void list_rest(void)
 	cs_backend_print_list(stdout);
 }
 
-/* Case counts of a suite per world size. */
-static int list_suite(const char *suite, const char *ranks)
+/* Case counts of a suite at world sizes sizes[0..ns). */
+static int list_suite(const char *suite, const int *sizes, int ns)
 {
 	cs_filter_t f;
 	cs_hcase_t *cases;
 	size_t n, total = 0;
-	int sizes[1024], ns, i;
+	int i;
 
-	if (cs_parse_ranks(ranks, sizes, 1024, &ns) != CS_OK) {
-		fprintf(stderr, "collspec list: %s\n", cs_last_error());
-		return 2;
-	}
 	cs_filter_init(&f);
 	printf("\nsuite %s:\n", suite);
 	for (i = 0; i < ns; i++) {
@@ -114,7 +110,7 @@ static int list_suite(const char *suite, const char *ranks)
 int cs_cmd_list(int argc, char **argv)
 {
 	const char *suite = NULL, *ranks = NULL;
-	int i;
+	int sizes[CS_MAX_SIZES], ns = 0, i;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -130,16 +126,22 @@ int cs_cmd_list(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* every argument is checked before anything is printed */
 	if (suite && strcmp(suite, "quick") && strcmp(suite, "full")) {
 		fprintf(stderr, "collspec list: unknown suite '%s'; valid suites: "
 			"quick full\n", suite);
+		return 2;
+	}
+	if ((suite || ranks) && cs_parse_ranks(ranks ? ranks : "1-8", sizes,
+					       CS_MAX_SIZES, &ns) != CS_OK) {
+		fprintf(stderr, "collspec list: %s\n", cs_last_error());
 		return 2;
 	}
 	list_colls();
 	list_dtypes();
 	list_rest();
 	if (suite || ranks)
-		return list_suite(suite ? suite : "quick", ranks ? ranks : "1-8");
+		return list_suite(suite ? suite : "quick", sizes, ns);
 	return 0;
 }
 

@@ -133,14 +133,61 @@ static void jw_puts(struct jw *w, const char *s)
 		jw_putc(w, *s++);
 }
 
-/* A JSON string literal: quotes, backslashes and control bytes escaped. */
+/* Contract in harness.h. */
+int cs_utf8_len(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned char lo = 0x80, hi = 0xbf;
+	int len, i;
+
+	if (p[0] < 0x80)
+		return p[0] ? 1 : 0;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		len = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		len = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	/* the second byte's range excludes overlongs, surrogates and code
+	 * points above U+10FFFF (Unicode, table 3-7) */
+	if (p[0] == 0xe0)
+		lo = 0xa0;
+	else if (p[0] == 0xed)
+		hi = 0x9f;
+	else if (p[0] == 0xf0)
+		lo = 0x90;
+	else if (p[0] == 0xf4)
+		hi = 0x8f;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (i = 2; i < len; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+/*
+ * A JSON string literal. Quotes, backslashes and control bytes are
+ * escaped; valid UTF-8 is copied; every byte that is not part of a valid
+ * UTF-8 sequence is written as \u00XX with XX its value, so that the line
+ * is valid UTF-8 (cs_result_from_json reads it back as that byte).
+ */
 static void jw_str(struct jw *w, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s;
+	int len;
 
 	jw_putc(w, '"');
-	for (; *p; p++) {
+	while (*p) {
+		len = cs_utf8_len((const char *)p);
+		if (len > 1) {
+			while (len--)
+				jw_putc(w, (char)*p++);
+			continue;
+		}
 		if (*p == '"' || *p == '\\') {
 			jw_putc(w, '\\');
 			jw_putc(w, (char)*p);
@@ -148,15 +195,33 @@ static void jw_str(struct jw *w, const char *s)
 			jw_puts(w, "\\n");
 		} else if (*p == '\t') {
 			jw_puts(w, "\\t");
-		} else if (*p < 0x20 || *p == 0x7f) {
+		} else if (*p < 0x20 || *p == 0x7f || len == 0) {
 			jw_puts(w, "\\u00");
 			jw_putc(w, hex[*p >> 4]);
 			jw_putc(w, hex[*p & 15]);
 		} else {
 			jw_putc(w, (char)*p);
 		}
+		p++;
 	}
 	jw_putc(w, '"');
+}
+
+char *cs_json_quote(const char *s)
+{
+	struct jw w = {NULL, 0, 0, 0};
+	char *buf;
+
+	jw_str(&w, s);
+	buf = malloc(w.used + 1);
+	if (!buf)
+		return NULL;
+	w.buf = buf;
+	w.n = w.used + 1;
+	w.used = 0;
+	jw_str(&w, s);
+	buf[w.used] = '\0';
+	return buf;
 }
 
 static void jw_key(struct jw *w, const char *key)
@@ -246,24 +311,73 @@ static void put_utf8(char *out, size_t n, size_t *k, unsigned cp)
 		b[0] = (unsigned char)(0xc0 | cp >> 6);
 		b[1] = (unsigned char)(0x80 | (cp & 0x3f));
 		len = 2;
-	} else {
+	} else if (cp < 0x10000) {
 		b[0] = (unsigned char)(0xe0 | cp >> 12);
 		b[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
 		b[2] = (unsigned char)(0x80 | (cp & 0x3f));
 		len = 3;
+	} else {
+		b[0] = (unsigned char)(0xf0 | cp >> 18);
+		b[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3f));
+		b[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+		b[3] = (unsigned char)(0x80 | (cp & 0x3f));
+		len = 4;
 	}
 	for (i = 0; i < len; i++)
 		if (*k + 1 < n)
 			out[(*k)++] = (char)b[i];
 }
 
-/* One escape after the backslash; returns 0 or -1 on a bad escape. */
+/* Four hex digits at p; -1 when they are not. */
+static long hex4(const char *p)
+{
+	long cp = 0;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		char ch = p[i];
+		int v = ch >= '0' && ch <= '9' ? ch - '0'
+			: ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+			: ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+		if (v < 0)
+			return -1;
+		cp = cp << 4 | v;
+	}
+	return cp;
+}
+
+/*
+ * The code point of a \u escape at r->p (after the 'u'), a surrogate pair
+ * joined; -1 when malformed. A lone surrogate or U+0000 reads as U+FFFD.
+ */
+static long jr_codepoint(struct jr *r)
+{
+	long cp = hex4(r->p), lo;
+
+	if (cp < 0)
+		return -1;
+	r->p += 4;
+	if (cp >= 0xd800 && cp <= 0xdbff && r->p[0] == '\\' &&
+	    r->p[1] == 'u' && (lo = hex4(r->p + 2)) >= 0xdc00 && lo <= 0xdfff) {
+		r->p += 6;
+		return 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+	}
+	if ((cp >= 0xd800 && cp <= 0xdfff) || cp == 0)
+		return 0xfffd;
+	return cp;
+}
+
+/*
+ * One escape after the backslash; returns 0 or -1 on a bad escape.
+ * \u0080 to \u00ff are read as the single byte of that value: the writer
+ * (jw_str) uses them for bytes that are not UTF-8, so a string goes
+ * through its JSON form byte for byte.
+ */
 static int jr_escape(struct jr *r, char *out, size_t n, size_t *k)
 {
 	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
 	const char *e = strchr(from, *r->p);
-	unsigned cp = 0;
-	int i;
+	long cp;
 
 	if (*r->p && e) {
 		put_utf8(out, n, k, (unsigned char)to[e - from]);
@@ -272,17 +386,15 @@ static int jr_escape(struct jr *r, char *out, size_t n, size_t *k)
 	}
 	if (*r->p != 'u')
 		return -1;
-	for (i = 1; i <= 4; i++) {
-		char ch = r->p[i];
-		int v = ch >= '0' && ch <= '9' ? ch - '0'
-			: ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
-			: ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
-		if (v < 0)
-			return -1;
-		cp = cp << 4 | (unsigned)v;
+	r->p++;
+	if ((cp = jr_codepoint(r)) < 0)
+		return -1;
+	if (cp >= 0x80 && cp <= 0xff) {
+		if (*k + 1 < n)
+			out[(*k)++] = (char)cp;
+	} else {
+		put_utf8(out, n, k, (unsigned)cp);
 	}
-	r->p += 5;
-	put_utf8(out, n, k, cp);
 	return 0;
 }
 
@@ -362,15 +474,17 @@ static cs_status_t parse_int(const char *key, const char *v, int *out)
 	return CS_OK;
 }
 
-/* Copy src into dst[0..n), truncated, NUL-terminated. */
-static void copy_str(char *dst, size_t n, const char *src)
+/* Copy value v of key k into dst[0..n); a value too long for the field
+ * (never one cs_result_to_json wrote) is an error, not cut. */
+static cs_status_t copy_str(char *dst, size_t n, const char *k, const char *v)
 {
-	size_t len = strlen(src);
+	size_t len = strlen(v);
 
 	if (len >= n)
-		len = n - 1;
-	memcpy(dst, src, len);
-	dst[len] = '\0';
+		return cs_error(CS_ERR_INVALID, "JSON: '%s' holds %zu bytes, "
+				"more than a result's %zu", k, len, n - 1);
+	memcpy(dst, v, len + 1);
+	return CS_OK;
 }
 
 /* Named enumerations of a result. */
@@ -450,27 +564,63 @@ static cs_status_t apply_key(cs_result_t *r, const char *k, const char *v)
 	if (done)
 		return st;
 	if (!strcmp(k, "backend"))
-		copy_str(r->backend, sizeof r->backend, v);
-	else if (!strcmp(k, "check"))
-		copy_str(r->check, sizeof r->check, v);
-	else if (!strcmp(k, "reason"))
-		copy_str(r->reason, sizeof r->reason, v);
-	else if (!strcmp(k, "detail"))
-		copy_str(r->detail, sizeof r->detail, v);
-	else if (!strcmp(k, "info"))
-		copy_str(r->info, sizeof r->info, v);
-	else if (!strcmp(k, "repro"))
-		copy_str(r->repro, sizeof r->repro, v);
+		return copy_str(r->backend, sizeof r->backend, k, v);
+	if (!strcmp(k, "check"))
+		return copy_str(r->check, sizeof r->check, k, v);
+	if (!strcmp(k, "reason"))
+		return copy_str(r->reason, sizeof r->reason, k, v);
+	if (!strcmp(k, "detail"))
+		return copy_str(r->detail, sizeof r->detail, k, v);
+	if (!strcmp(k, "info"))
+		return copy_str(r->info, sizeof r->info, k, v);
+	if (!strcmp(k, "repro"))
+		return copy_str(r->repro, sizeof r->repro, k, v);
+	return CS_OK;
+}
+
+/* The members of the object at rd->p (after its '{') into r; val holds
+ * any value of the line. */
+static cs_status_t jr_members(struct jr *rd, cs_result_t *r, char *val,
+			      size_t n)
+{
+	char key[64];
+	int have_verdict = 0;
+	cs_status_t st;
+
+	for (jr_ws(rd); *rd->p != '}';) {
+		if ((st = jr_string(rd, key, sizeof key)) != CS_OK)
+			return st;
+		jr_ws(rd);
+		if (*rd->p++ != ':')
+			return cs_error(CS_ERR_INVALID, "JSON: expected ':' after "
+					"'%s'", key);
+		jr_ws(rd);
+		if ((st = jr_value(rd, val, n)) != CS_OK ||
+		    (st = apply_key(r, key, val)) != CS_OK)
+			return st;
+		have_verdict |= !strcmp(key, "verdict");
+		jr_ws(rd);
+		if (*rd->p == ',')
+			rd->p++, jr_ws(rd);
+		else if (*rd->p != '}')
+			return cs_error(CS_ERR_INVALID, "JSON: expected ',' or '}' "
+					"at '%.20s'", rd->p);
+	}
+	rd->p++;
+	jr_ws(rd);
+	if (*rd->p)
+		return cs_error(CS_ERR_INVALID, "JSON: text after the object");
+	if (!have_verdict)
+		return cs_error(CS_ERR_INVALID, "JSON: the result has no verdict");
 	return CS_OK;
 }
 
 cs_status_t cs_result_from_json(const char *line, cs_result_t *r)
 {
-	char val[4096];
 	struct jr rd = {line};
-	char key[64];
-	int have_verdict = 0;
 	cs_status_t st;
+	size_t n;
+	char *val;
 
 	if (!line || !r)
 		return cs_error(CS_ERR_INVALID, "cs_result_from_json: NULL argument");
@@ -479,87 +629,125 @@ cs_status_t cs_result_from_json(const char *line, cs_result_t *r)
 	jr_ws(&rd);
 	if (*rd.p++ != '{')
 		return cs_error(CS_ERR_INVALID, "JSON: a result must be an object");
-	for (jr_ws(&rd); *rd.p != '}';) {
-		if ((st = jr_string(&rd, key, sizeof key)) != CS_OK)
-			return st;
-		jr_ws(&rd);
-		if (*rd.p++ != ':')
-			return cs_error(CS_ERR_INVALID, "JSON: expected ':' after "
-					"'%s'", key);
-		jr_ws(&rd);
-		if ((st = jr_value(&rd, val, sizeof val)) != CS_OK ||
-		    (st = apply_key(r, key, val)) != CS_OK)
-			return st;
-		have_verdict |= !strcmp(key, "verdict");
-		jr_ws(&rd);
-		if (*rd.p == ',')
-			rd.p++, jr_ws(&rd);
-		else if (*rd.p != '}')
-			return cs_error(CS_ERR_INVALID, "JSON: expected ',' or '}' "
-					"at '%.20s'", rd.p);
-	}
-	rd.p++;
-	jr_ws(&rd);
-	if (*rd.p)
-		return cs_error(CS_ERR_INVALID, "JSON: text after the object");
-	if (!have_verdict)
-		return cs_error(CS_ERR_INVALID, "JSON: the result has no verdict");
-	return CS_OK;
+	n = strlen(line) + 1; /* no value is longer than its line */
+	val = malloc(n);
+	if (!val)
+		return cs_error(CS_ERR_NOMEM, "JSON: out of memory");
+	st = jr_members(&rd, r, val, n);
+	free(val);
+	return st;
 }
 
 /* ---- reproducer ----------------------------------------------------------- */
 
-/* s as one shell word: unchanged when it needs no quoting. */
-static void shell_word(const char *s, char *buf, size_t n)
-{
-	size_t k = 0;
-	const char *p;
+/* Bytes a shell word may hold unquoted. */
+static const char plain_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "abcdefghijklmnopqrstuvwxyz0123456789_./:=,+-@%";
 
-	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-			 "0123456789_./:=,+-@%") == strlen(s)) {
-		snprintf(buf, n, "%s", s);
-		return;
+/* 1 when s holds a control byte or a byte that is not valid UTF-8. */
+static int needs_printf(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	int len;
+
+	for (; *p; p += len) {
+		len = cs_utf8_len((const char *)p);
+		if (!len || *p < 0x20 || *p == 0x7f)
+			return 1;
 	}
-	if (k + 1 < n)
-		buf[k++] = '\'';
-	for (p = s; *p; p++) {
-		const char *piece = *p == '\'' ? "'\\''" : NULL;
-		size_t len = piece ? 4 : 1;
-		if (k + len + 2 >= n)
-			break;
-		memcpy(buf + k, piece ? piece : p, len);
-		k += len;
-	}
-	if (k + 1 < n)
-		buf[k++] = '\'';
-	buf[k < n ? k : n - 1] = '\0';
+	return 0;
 }
 
+/*
+ * s as one shell word that gives s back byte for byte, written in
+ * printable ASCII and valid UTF-8 only (the re-run line travels in JSON
+ * and XML): unchanged when every byte is plain; in single quotes (a quote
+ * as '\'') when it is text; otherwise "$(printf 'F')" with every byte other
+ * than printable ASCII, quote, backslash, percent and a leading '-'
+ * written as \ooo. At most 4 bytes per byte of s, plus 14. (Command
+ * substitution drops trailing newlines: the CLI refuses control bytes in
+ * what it quotes.)
+ */
+static void shell_word(struct jw *w, const char *s)
+{
+	const unsigned char *p;
+	char oct[5];
+
+	if (*s && strspn(s, plain_chars) == strlen(s)) {
+		jw_puts(w, s);
+		return;
+	}
+	if (!needs_printf(s)) {
+		jw_putc(w, '\'');
+		for (p = (const unsigned char *)s; *p; p++) {
+			if (*p == '\'')
+				jw_puts(w, "'\\''");
+			else
+				jw_putc(w, (char)*p);
+		}
+		jw_putc(w, '\'');
+		return;
+	}
+	jw_puts(w, "\"$(printf '");
+	for (p = (const unsigned char *)s; *p; p++) {
+		/* (a leading '-' would read as an option of printf) */
+		if (*p >= 0x20 && *p < 0x7f && !strchr("'\\%", *p) &&
+		    (*p != '-' || p != (const unsigned char *)s)) {
+			jw_putc(w, (char)*p);
+			continue;
+		}
+		snprintf(oct, sizeof oct, "\\%03o", *p);
+		jw_puts(w, oct);
+	}
+	jw_puts(w, "')\"");
+}
+
+/* " --NAME VALUE" with VALUE an integer. */
+static void opt_num(struct jw *w, const char *name, unsigned long long v)
+{
+	char num[32];
+
+	snprintf(num, sizeof num, " %llu", v);
+	jw_puts(w, name);
+	jw_puts(w, num);
+}
+
+static void opt_word(struct jw *w, const char *name, const char *v)
+{
+	jw_puts(w, name);
+	jw_putc(w, ' ');
+	shell_word(w, v);
+}
+
+/* Contract in collspec.h. */
 int cs_repro_format(const cs_hcase_t *hc, int world, const char *backend,
 		    const char *backend_opt, const char *suite, char *buf,
 		    size_t n)
 {
 	const cs_case_t *c = &hc->c;
-	char be[512], opt[512] = "", op[32] = "", root[32] = "", a2av[48] = "";
+	struct jw w = {buf, n, 0, 0};
 
-	shell_word(backend, be, sizeof be);
-	if (backend_opt && *backend_opt) {
-		char w[480];
-		shell_word(backend_opt, w, sizeof w);
-		snprintf(opt, sizeof opt, " --backend-opt %s", w);
-	}
+	opt_num(&w, "collspec run --ranks", (unsigned long long)world);
+	opt_word(&w, " --backend", backend);
+	if (backend_opt && *backend_opt)
+		opt_word(&w, " --backend-opt", backend_opt);
+	opt_word(&w, " --suite", suite);
+	opt_word(&w, " --coll", cs_coll_name(c->coll));
+	opt_word(&w, " --dtype", cs_dtype_name(c->dtype));
 	if (cs_coll_reduces(c->coll))
-		snprintf(op, sizeof op, " --op %s", cs_op_name(c->op));
+		opt_word(&w, " --op", cs_op_name(c->op));
+	opt_word(&w, " --mode", cs_mode_name(c->mode));
+	opt_num(&w, " --count", c->count);
+	opt_num(&w, " --inplace", (unsigned long long)hc->inplace);
+	opt_word(&w, " --comm", cs_commvar_name(hc->comm));
 	if (cs_coll_rooted(c->coll))
-		snprintf(root, sizeof root, " --root %d", c->root);
+		opt_num(&w, " --root", (unsigned long long)c->root);
+	opt_num(&w, " --misalign", (unsigned long long)hc->misalign);
 	if (c->coll == CS_COLL_ALLTOALLV)
-		snprintf(a2av, sizeof a2av, " --a2av-pattern %s",
-			 cs_a2av_name(hc->a2av_pattern));
-	return snprintf(buf, n, "collspec run --ranks %d --backend %s%s "
-			"--suite %s --coll %s --dtype %s%s --mode %s --count %zu "
-			"--inplace %d --comm %s%s --misalign %d%s --seed %llu",
-			world, be, opt, suite, cs_coll_name(c->coll),
-			cs_dtype_name(c->dtype), op, cs_mode_name(c->mode),
-			c->count, hc->inplace, cs_commvar_name(hc->comm), root,
-			hc->misalign, a2av, (unsigned long long)c->seed);
+		opt_word(&w, " --a2av-pattern", cs_a2av_name(hc->a2av_pattern));
+	opt_num(&w, " --seed", c->seed);
+	/* a cut line would re-run something else: none at all instead */
+	if (n)
+		buf[w.used < n ? w.used : 0] = '\0';
+	return (int)w.used;
 }

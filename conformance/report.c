@@ -7,6 +7,12 @@
  * testcase is written whole with SIGINT, SIGTERM and SIGHUP blocked, and the
  * JUnit document is closed after every testcase (its closing tags are
  * overwritten by the next one), so a run cut short leaves valid files.
+ * Whatever bytes a result's strings hold, JSON lines are valid UTF-8
+ * (names.c) and the JUnit document is well-formed XML (xml_put).
+ *
+ * Every write is checked: the first failure on a file (a full disk, a
+ * device that refuses writes) is reported on stderr naming the file, and
+ * the run's exit code becomes 2 (cs_report_close).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -18,10 +24,10 @@
 
 #define MAX_LISTED_FAILS 64
 #define MAX_PROFILE 16
-#define JUNIT_HEADER_WIDTH 160
+#define JUNIT_HEADER_WIDTH 160 /* the start tag, but the suite's name */
 
 struct profile_item {
-	char token[32];
+	char token[sizeof ((cs_result_t *)0)->info]; /* a token of info */
 	size_t cases;
 	uint32_t dtypes; /* bit mask */
 };
@@ -29,10 +35,13 @@ struct profile_item {
 struct cs_report {
 	cs_report_opts_t o;
 	FILE *out, *json, *junit;
+	char *suite_name;      /* the backend's name, XML-escaped */
+	size_t header_width;   /* bytes of the <testsuite> start tag */
+	int json_bad, junit_bad, out_bad; /* a write to that file failed */
 	long junit_header, junit_body_end;
 	size_t total, done, n[CS_NUM_COLLS][CS_V_FAIL + 1], all[CS_V_FAIL + 1];
 	struct timespec t0;
-	int progress_shown, header_shown, errors;
+	int progress_shown, header_shown, errors, run_fails;
 	struct profile_item profile[MAX_PROFILE];
 	int nprofile;
 	char *fails[MAX_LISTED_FAILS];
@@ -66,63 +75,152 @@ static double wall_seconds(const cs_report_t *r)
 	       1e-9 * (double)(t.tv_nsec - r->t0.tv_nsec);
 }
 
+/* ---- checked writes ------------------------------------------------------- */
+
+/* The first failure on a report file (path; NULL for standard output):
+ * said on stderr, remembered. */
+static void io_failed(int *bad, const char *what, const char *path, int err)
+{
+	if (*bad)
+		return;
+	*bad = 1;
+	if (path)
+		fprintf(stderr, "collspec: cannot write the %s report '%s': "
+			"%s\n", what, path, err ? strerror(err) : "write error");
+	else
+		fprintf(stderr, "collspec: cannot write the %s: %s\n", what,
+			err ? strerror(err) : "write error");
+}
+
+/* Flush f and check it for an earlier failed write; 1 when it failed. */
+static int io_check(FILE *f, int *bad, const char *what, const char *path)
+{
+	if (*bad)
+		return 1;
+	if (ferror(f) || fflush(f) != 0)
+		io_failed(bad, what, path, errno);
+	return *bad;
+}
+
+static int json_check(cs_report_t *r)
+{
+	return io_check(r->json, &r->json_bad, "JSON", r->o.json);
+}
+
+static int junit_check(cs_report_t *r)
+{
+	return io_check(r->junit, &r->junit_bad, "JUnit", r->o.junit);
+}
+
+/* Move to offset off of the JUnit file; 1 when that failed. */
+static int junit_seek(cs_report_t *r, long off)
+{
+	if (r->junit_bad)
+		return 1;
+	if (fseek(r->junit, off, SEEK_SET) == 0)
+		return 0;
+	io_failed(&r->junit_bad, "JUnit", r->o.junit, errno);
+	return 1;
+}
+
 /* ---- XML ----------------------------------------------------------------- */
 
-/* Write s with XML's special characters escaped; control bytes other than
- * tab and newline (not allowed in XML 1.0) become '?'. */
-static void xml_put(FILE *f, const char *s)
+/*
+ * Write s as XML character data, or with attr as an attribute value:
+ * markup characters escaped, carriage return (and in an attribute, where a
+ * parser would make them spaces, tab and newline) as character references,
+ * valid UTF-8 copied, and every byte XML 1.0 cannot hold (other control
+ * bytes, bytes that are not valid UTF-8, U+FFFE and U+FFFF) as U+FFFD, the
+ * replacement character.
+ */
+static void xml_put(FILE *f, const char *s, int attr)
 {
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '&')
-			fputs("&amp;", f);
-		else if (ch == '<')
-			fputs("&lt;", f);
-		else if (ch == '>')
-			fputs("&gt;", f);
-		else if (ch == '"')
-			fputs("&quot;", f);
-		else if (ch == '\'')
-			fputs("&apos;", f);
-		else if (ch < 0x20 && ch != '\n' && ch != '\t')
-			fputc('?', f);
+	const unsigned char *p = (const unsigned char *)s;
+	const char *esc;
+	int len;
+
+	for (; *p; p += len ? len : 1) {
+		len = cs_utf8_len((const char *)p);
+		esc = *p == '&' ? "&amp;" : *p == '<' ? "&lt;"
+		      : *p == '>' ? "&gt;" : *p == '"' ? "&quot;"
+		      : *p == '\'' ? "&apos;"
+		      : *p == '\r' ? "&#13;" : !attr ? NULL
+		      : *p == '\t' ? "&#9;" : *p == '\n' ? "&#10;" : NULL;
+		if (esc)
+			fputs(esc, f);
+		else if (!len || (*p < 0x20 && *p != '\t' && *p != '\n') ||
+			 (len == 3 && p[0] == 0xef && p[1] == 0xbf &&
+			  p[2] >= 0xbe))
+			fputs("\xef\xbf\xbd", f);
 		else
-			fputc(ch, f);
+			fwrite(p, 1, (size_t)len, f);
 	}
 }
 
-/* The <testsuite> start tag, always JUNIT_HEADER_WIDTH bytes. */
+/* s XML-escaped for an attribute, malloc'ed; NULL when out of memory. */
+static char *xml_string(const char *s)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	if (!f)
+		return NULL;
+	xml_put(f, s, 1);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* The <testsuite> start tag, always r->header_width bytes: wide enough for
+ * the suite's name and every count at 20 digits, so it is never cut. */
 static void junit_header(cs_report_t *r)
 {
-	char tag[JUNIT_HEADER_WIDTH + 1], name[80];
+	size_t w = r->header_width;
+	char *tag = malloc(w + 1);
 	int len;
-	size_t i;
 
-	for (i = 0; r->o.backend[i] && i + 1 < sizeof name; i++)
-		name[i] = strchr("<>&\"'", r->o.backend[i]) ? '_' : r->o.backend[i];
-	name[i] = '\0';
-	len = snprintf(tag, sizeof tag, "<testsuite name=\"collspec.%s\" "
+	if (!tag) {
+		io_failed(&r->junit_bad, "JUnit", r->o.junit, ENOMEM);
+		return;
+	}
+	len = snprintf(tag, w + 1, "<testsuite name=\"collspec.%s\" "
 		       "tests=\"%zu\" failures=\"%zu\" errors=\"%d\" "
-		       "skipped=\"%zu\" time=\"%.3f\"", name,
-		       r->done + (size_t)r->errors,
-		       r->all[CS_V_FAIL], r->errors, r->all[CS_V_SKIP],
-		       wall_seconds(r));
-	if (len < 0 || len > JUNIT_HEADER_WIDTH - 2)
-		len = JUNIT_HEADER_WIDTH - 2;
-	memset(tag + len, ' ', (size_t)(JUNIT_HEADER_WIDTH - 1 - len));
-	tag[JUNIT_HEADER_WIDTH - 2] = '>';
-	tag[JUNIT_HEADER_WIDTH - 1] = '\n';
-	fseek(r->junit, r->junit_header, SEEK_SET);
-	fwrite(tag, 1, JUNIT_HEADER_WIDTH, r->junit);
+		       "skipped=\"%zu\" time=\"%.3f\"", r->suite_name,
+		       r->done + (size_t)r->errors + (size_t)r->run_fails,
+		       r->all[CS_V_FAIL] + (size_t)r->run_fails, r->errors,
+		       r->all[CS_V_SKIP], wall_seconds(r));
+	if (len < 0 || (size_t)len > w - 2)
+		len = 0; /* (impossible by the width) */
+	memset(tag + len, ' ', w - 1 - (size_t)len);
+	tag[w - 2] = '>';
+	tag[w - 1] = '\n';
+	if (!junit_seek(r, r->junit_header))
+		fwrite(tag, 1, w, r->junit);
+	free(tag);
 }
 
 /* Close the document after the body, then refresh the counts. */
 static void junit_seal(cs_report_t *r)
 {
-	fseek(r->junit, r->junit_body_end, SEEK_SET);
+	if (junit_seek(r, r->junit_body_end))
+		return;
 	fputs("</testsuite>\n</testsuites>\n", r->junit);
 	junit_header(r);
-	fflush(r->junit);
+	junit_check(r);
+}
+
+/* Where the body ends now (after a testcase was written). */
+static void junit_mark_end(cs_report_t *r)
+{
+	long end = ftell(r->junit);
+
+	if (end < 0)
+		io_failed(&r->junit_bad, "JUnit", r->o.junit, errno);
+	else
+		r->junit_body_end = end;
 }
 
 static void junit_open_body(cs_report_t *r)
@@ -131,7 +229,7 @@ static void junit_open_body(cs_report_t *r)
 	      "name=\"collspec\">\n", r->junit);
 	r->junit_header = ftell(r->junit);
 	junit_header(r);
-	r->junit_body_end = ftell(r->junit);
+	junit_mark_end(r);
 	junit_seal(r);
 }
 
@@ -139,11 +237,12 @@ static void junit_case(cs_report_t *r, const cs_result_t *res)
 {
 	char name[256];
 
+	if (junit_seek(r, r->junit_body_end))
+		return;
 	cs_case_format(&res->hc.c, name, sizeof name);
-	fseek(r->junit, r->junit_body_end, SEEK_SET);
 	fprintf(r->junit, "  <testcase classname=\"collspec.%s\" name=\"#%zu ",
 		cs_coll_name(res->hc.c.coll), res->hc.index);
-	xml_put(r->junit, name);
+	xml_put(r->junit, name, 1);
 	fprintf(r->junit, " inplace=%d comm=%s misalign=%d\" time=\"%.6f\">\n",
 		res->hc.inplace, cs_commvar_name(res->hc.comm), res->hc.misalign,
 		res->seconds);
@@ -151,26 +250,28 @@ static void junit_case(cs_report_t *r, const cs_result_t *res)
 		int fail = res->verdict == CS_V_FAIL;
 		fputs(fail ? "    <failure type=\"" : "    <skipped type=\"",
 		      r->junit);
-		xml_put(r->junit, res->check);
+		xml_put(r->junit, res->check, 1);
 		fputs("\" message=\"", r->junit);
-		xml_put(r->junit, res->reason);
+		xml_put(r->junit, res->reason, 1);
 		fputs("\">", r->junit);
-		xml_put(r->junit, res->detail);
+		xml_put(r->junit, res->detail, 0);
 		if (fail) {
 			fputs("\nre-run: ", r->junit);
-			xml_put(r->junit, res->repro);
+			xml_put(r->junit, res->repro, 0);
 		}
 		fputs(fail ? "</failure>\n" : "</skipped>\n", r->junit);
 	} else if (res->verdict != CS_V_PASS || res->info[0]) {
-		fprintf(r->junit, "    <system-out>%s %s: ",
-			cs_verdict_name(res->verdict), res->check);
-		xml_put(r->junit, res->reason);
+		fprintf(r->junit, "    <system-out>%s ",
+			cs_verdict_name(res->verdict));
+		xml_put(r->junit, res->check, 0);
+		fputs(": ", r->junit);
+		xml_put(r->junit, res->reason, 0);
 		fputc(' ', r->junit);
-		xml_put(r->junit, res->info);
+		xml_put(r->junit, res->info, 0);
 		fputs("</system-out>\n", r->junit);
 	}
 	fputs("  </testcase>\n", r->junit);
-	r->junit_body_end = ftell(r->junit);
+	junit_mark_end(r);
 	junit_seal(r);
 }
 
@@ -188,6 +289,18 @@ static cs_status_t open_file(const char *path, const char *what, FILE **out)
 	return CS_OK;
 }
 
+/* The JUnit document is rewritten in place after every case. */
+static cs_status_t check_seekable(FILE *f, const char *path)
+{
+	if (!f || fseek(f, 0, SEEK_SET) == 0)
+		return CS_OK;
+	return cs_error(CS_ERR_IO, "cannot write the JUnit report '%s': %s (it "
+			"is rewritten in place after every case: name a "
+			"regular file)", path, strerror(errno));
+}
+
+static int free_report(cs_report_t *r);
+
 cs_status_t cs_report_open(const cs_report_opts_t *o, cs_report_t **out)
 {
 	cs_report_t *r = calloc(1, sizeof *r);
@@ -197,11 +310,16 @@ cs_status_t cs_report_open(const cs_report_opts_t *o, cs_report_t **out)
 		return cs_error(CS_ERR_NOMEM, "report: out of memory");
 	r->o = *o;
 	r->out = o->out ? o->out : stdout;
-	if ((st = open_file(o->json, "JSON", &r->json)) != CS_OK ||
-	    (st = open_file(o->junit, "JUnit", &r->junit)) != CS_OK) {
-		if (r->json)
-			fclose(r->json);
+	r->suite_name = xml_string(o->backend ? o->backend : "");
+	if (!r->suite_name) {
 		free(r);
+		return cs_error(CS_ERR_NOMEM, "report: out of memory");
+	}
+	r->header_width = JUNIT_HEADER_WIDTH + strlen(r->suite_name);
+	if ((st = open_file(o->json, "JSON", &r->json)) != CS_OK ||
+	    (st = open_file(o->junit, "JUnit", &r->junit)) != CS_OK ||
+	    (st = check_seekable(r->junit, o->junit)) != CS_OK) {
+		free_report(r);
 		return st;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
@@ -257,13 +375,28 @@ static size_t case_bytes(const cs_case_t *c)
 	}
 }
 
+/* n bytes of s on the table, a control byte as \xNN, so that a string from
+ * a backend keeps one row one line and sends no terminal escapes. */
+static void text_put(FILE *f, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && s[i]; i++) {
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			fprintf(f, "\\x%02x", (unsigned char)s[i]);
+		else
+			fputc(s[i], f);
+	}
+}
+
 static void table_header(cs_report_t *r)
 {
 	if (r->header_shown)
 		return;
 	r->header_shown = 1;
-	fprintf(r->out, "# collspec run: backend %s, suite %s\n#\n",
-		r->o.backend, r->o.suite);
+	fputs("# collspec run: backend ", r->out);
+	text_put(r->out, r->o.backend, strlen(r->o.backend));
+	fprintf(r->out, ", suite %s\n#\n", r->o.suite);
 	fprintf(r->out, "# %5s %-13s %3s %11s %10s %-11s %-9s %-7s %4s %7s "
 		"%-8s %3s %10s  %-7s %-11s %s\n", "case", "coll", "P", "size(B)",
 		"count", "type", "redop", "mode", "root", "inplace", "comm",
@@ -273,6 +406,8 @@ static void table_header(cs_report_t *r)
 static void table_row(cs_report_t *r, const cs_result_t *res)
 {
 	const cs_case_t *c = &res->hc.c;
+	const char *check = res->check[0] ? res->check : "-";
+	size_t len = strlen(check);
 	char root[16];
 
 	table_header(r);
@@ -281,15 +416,19 @@ static void table_row(cs_report_t *r, const cs_result_t *res)
 	else
 		snprintf(root, sizeof root, "-");
 	fprintf(r->out, "  %5zu %-13s %3d %11zu %10zu %-11s %-9s %-7s %4s %7d "
-		"%-8s %3d %10.1f  %-7s %-11s %s%s%s\n", res->hc.index,
+		"%-8s %3d %10.1f  %-7s ", res->hc.index,
 		cs_coll_name(c->coll), c->nranks, case_bytes(c), c->count,
 		cs_dtype_name(c->dtype),
 		cs_coll_reduces(c->coll) ? cs_op_name(c->op) : "-",
 		cs_mode_name(c->mode), root, res->hc.inplace,
 		cs_commvar_name(res->hc.comm), res->hc.misalign,
-		res->seconds * 1e6, cs_verdict_name(res->verdict),
-		res->check[0] ? res->check : "-", res->reason,
-		res->info[0] && res->reason[0] ? "; " : "", res->info);
+		res->seconds * 1e6, cs_verdict_name(res->verdict));
+	text_put(r->out, check, len); /* %-11s, with its escapes */
+	fprintf(r->out, "%*s", len < 11 ? (int)(12 - len) : 1, "");
+	text_put(r->out, res->reason, strlen(res->reason));
+	fputs(res->info[0] && res->reason[0] ? "; " : "", r->out);
+	text_put(r->out, res->info, strlen(res->info));
+	fputc('\n', r->out);
 }
 
 /* The detail and reproducer under a FAIL (or WARN) row. */
@@ -299,8 +438,9 @@ static void row_detail(cs_report_t *r, const cs_result_t *res)
 
 	while (*p) {
 		nl = strchr(p, '\n');
-		fprintf(r->out, "          | %.*s\n",
-			(int)(nl ? (size_t)(nl - p) : strlen(p)), p);
+		fputs("          | ", r->out);
+		text_put(r->out, p, nl ? (size_t)(nl - p) : strlen(p));
+		fputc('\n', r->out);
 		p = nl ? nl + 1 : p + strlen(p);
 	}
 	if (res->repro[0])
@@ -332,43 +472,40 @@ static void profile_add(cs_report_t *r, const cs_result_t *res)
 	}
 }
 
+/* The line of the final list of failures: case, check, reason, re-run. */
 static void remember_fail(cs_report_t *r, const cs_result_t *res)
 {
-	char line[sizeof res->check + sizeof res->reason + sizeof res->repro + 64];
+	char *line = NULL;
+	size_t n = 0;
+	FILE *f;
 
-	if (r->nfails == MAX_LISTED_FAILS)
+	if (r->nfails == MAX_LISTED_FAILS || !(f = open_memstream(&line, &n)))
 		return;
-	snprintf(line, sizeof line, "#%zu %s: %s\n      %s", res->hc.index,
-		 res->check, res->reason, res->repro);
-	r->fails[r->nfails] = strdup(line);
-	if (r->fails[r->nfails])
-		r->nfails++;
-}
-
-/* The inside of a JSON string literal. */
-static void json_put(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
+	fprintf(f, "#%zu ", res->hc.index);
+	text_put(f, res->check, strlen(res->check));
+	fputs(": ", f);
+	text_put(f, res->reason, strlen(res->reason));
+	fprintf(f, "\n      %s", res->repro);
+	if (fclose(f) == 0 && line)
+		r->fails[r->nfails++] = line;
+	else
+		free(line);
 }
 
 static void json_line(cs_report_t *r, const cs_result_t *res)
 {
-	char buf[32768]; /* a result, every byte escaped, fits */
-	int n = cs_result_to_json(res, buf, sizeof buf);
+	int n = cs_result_to_json(res, NULL, 0);
+	char *buf = n > 0 ? malloc((size_t)n + 1) : NULL;
 
-	if (n < 0 || (size_t)n >= sizeof buf)
+	if (!buf) {
+		io_failed(&r->json_bad, "JSON", r->o.json, ENOMEM);
 		return;
+	}
+	cs_result_to_json(res, buf, (size_t)n + 1);
 	fputs(buf, r->json);
 	fputc('\n', r->json);
-	fflush(r->json);
+	free(buf);
+	json_check(r);
 }
 
 void cs_report_add(cs_report_t *r, const cs_result_t *res)
@@ -455,17 +592,36 @@ static void print_fails(cs_report_t *r)
 			r->all[CS_V_FAIL] - (size_t)r->nfails);
 }
 
-static void free_report(cs_report_t *r)
+/* Close the files and free r; 1 when a write to a report failed (then or
+ * earlier: said on stderr). */
+static int free_report(cs_report_t *r)
 {
-	int i;
+	int i, bad;
 
 	for (i = 0; i < r->nfails; i++)
 		free(r->fails[i]);
-	if (r->json)
-		fclose(r->json);
-	if (r->junit)
-		fclose(r->junit);
+	if (r->json && fclose(r->json) != 0)
+		io_failed(&r->json_bad, "JSON", r->o.json, errno);
+	if (r->junit && fclose(r->junit) != 0)
+		io_failed(&r->junit_bad, "JUnit", r->o.junit, errno);
+	if (fflush(r->out) != 0 || ferror(r->out))
+		io_failed(&r->out_bad, "report to standard output", NULL,
+			  errno);
+	bad = r->json_bad || r->junit_bad || r->out_bad;
+	free(r->suite_name);
 	free(r);
+	return bad;
+}
+
+/* The exit code of a run whose reports are closed: code, or 2 when a
+ * report could not be written. */
+static int close_code(cs_report_t *r, int code)
+{
+	if (!free_report(r))
+		return code;
+	fprintf(stderr, "collspec: a report could not be written (see above): "
+		"exit status 2\n");
+	return 2;
 }
 
 int cs_report_close(cs_report_t *r)
@@ -492,9 +648,45 @@ int cs_report_close(cs_report_t *r)
 		fprintf(r->out, "collspec: warnings fail this run "
 			"(--fail-on-warn)\n");
 	fprintf(r->out, "%zu passed, %zu failed\n", passed, a[CS_V_FAIL]);
-	fflush(r->out);
-	free_report(r);
-	return code;
+	return close_code(r, code);
+}
+
+/*
+ * An entry for the whole run in both files: a JUnit testcase `name` with
+ * an <error> (fail 0: the run could not go on) or a <failure> of type
+ * check (fail 1), and a JSON line with verdict FAIL, that check and
+ * "aborted":true.
+ */
+static void run_entry(cs_report_t *r, int fail, const char *name,
+		      const char *check, const char *why)
+{
+	char *q;
+
+	if (r->junit && !junit_seek(r, r->junit_body_end)) {
+		if (fail)
+			r->run_fails++;
+		else
+			r->errors++;
+		fprintf(r->junit, "  <testcase classname=\"collspec.run\" "
+			"name=\"%s\">\n", name);
+		if (fail)
+			fprintf(r->junit, "    <failure type=\"%s\" message=\"",
+				check);
+		else
+			fputs("    <error message=\"", r->junit);
+		xml_put(r->junit, why, 1);
+		fputs("\"/>\n  </testcase>\n", r->junit);
+		junit_mark_end(r);
+		junit_seal(r);
+	}
+	if (r->json) {
+		q = cs_json_quote(why);
+		fprintf(r->json, "{\"verdict\":\"FAIL\",\"check\":\"%s\","
+			"\"aborted\":true,\"reason\":%s}\n", check,
+			q ? q : "\"(out of memory)\"");
+		free(q);
+		json_check(r);
+	}
 }
 
 void cs_report_abort(cs_report_t *r, const char *why)
@@ -505,25 +697,23 @@ void cs_report_abort(cs_report_t *r, const char *why)
 		return;
 	block_signals(&old);
 	clear_progress(r);
-	if (r->junit) {
-		r->errors++;
-		fseek(r->junit, r->junit_body_end, SEEK_SET);
-		fputs("  <testcase classname=\"collspec.run\" name=\"run\">\n"
-		      "    <error message=\"", r->junit);
-		xml_put(r->junit, why);
-		fputs("\"/>\n  </testcase>\n", r->junit);
-		r->junit_body_end = ftell(r->junit);
-		junit_seal(r);
-	}
-	if (r->json) {
-		fputs("{\"verdict\":\"FAIL\",\"check\":\"error\",\"aborted\":"
-		      "true,\"reason\":\"", r->json);
-		json_put(r->json, why);
-		fputs("\"}\n", r->json);
-		fflush(r->json);
-	}
+	run_entry(r, 0, "run", "error", why);
 	fprintf(r->out, "collspec: run aborted: %s\n", why);
-	fflush(r->out);
 	free_report(r);
 	restore_signals(&old);
+}
+
+int cs_report_fail_run(cs_report_t *r, const char *check, const char *why)
+{
+	sigset_t old;
+	int code;
+
+	block_signals(&old);
+	clear_progress(r);
+	run_entry(r, 1, check, check, why);
+	fprintf(r->out, "collspec: FAIL (%s): %s\n", check, why);
+	fprintf(r->out, "0 passed, 1 failed\n");
+	code = close_code(r, 1);
+	restore_signals(&old);
+	return code;
 }

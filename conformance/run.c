@@ -3,7 +3,7 @@
  * worker: the process (one per rank, under mpiexec or srun) that runs each
  * case on its backend, checks it and merges the ranks' verdicts on rank 0.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <mpi.h>
 #include <omp.h>
@@ -21,6 +22,8 @@
 
 #define MAX_SIZES CS_MAX_SIZES
 #define DEFAULT_TIMEOUT 120.0
+#define MAX_TIMEOUT 86400.0 /* one day per case */
+#define MAX_LIST 1023       /* bytes of one comma list (--coll, --count...) */
 
 static const char run_usage[] =
 "usage: collspec run [options]\n"
@@ -32,13 +35,15 @@ static const char run_usage[] =
 "\n"
 "what to test:\n"
 "  --backend NAME       ref | mpi | plugin:PATH (default ref)\n"
-"  --backend-opt STR    option string given to the backend's init\n"
+"  --backend-opt STR    option string given to the backend's init (at\n"
+"                       most %d bytes, no control characters)\n"
 "  --suite NAME         quick | full (default quick)\n"
 "  --ranks SPEC         world sizes: 4, 1-8, 2,4,8 (driver mode)\n"
 "filters (comma lists; default: the whole suite):\n"
 "  --coll L  --dtype L  --op L  --mode L  --comm L  --a2av-pattern L\n"
 "  --count L            element counts (suffixes k, m, g: powers of 1024)\n"
-"  --inplace 0|1  --root N  --misalign N  --seed N\n"
+"  --inplace 0|1  --root N  --misalign N\n"
+"  --seed N             decimal, or hexadecimal with 0x (0 to 2^64-1)\n"
 "checking:\n"
 "  --repeat N           call each case N times on the same inputs, with a\n"
 "                       call on fresh inputs between each two (default 2)\n"
@@ -46,13 +51,15 @@ static const char run_usage[] =
 "  --json FILE          JSON Lines, one object per case\n"
 "  --junit FILE         JUnit XML (valid also when the run is cut short)\n"
 "  --quiet, -q          table rows only for warnings and failures\n"
-"  -v, --verbose        more detail (repeat for more)\n"
+"  -v, --verbose        more detail (-vv, or repeated, for more)\n"
 "  --fail-on-warn       warnings make the exit code 1\n"
 "driver:\n"
-"  --timeout S          seconds a case may run before it is a hang (%g)\n"
+"  --timeout S          seconds a case may run before it is a hang\n"
+"                       (default %g, at most %g)\n"
+"  --first K            start at case K of every world size\n"
 "  --mpiexec PATH       the launcher (default: mpiexec from PATH)\n"
 "worker protocol (used by the driver):\n"
-"  --results FILE --first K\n"
+"  --results FILE\n"
 "\n"
 "exit status: 0 nothing failed (and not everything skipped), 1 failures,\n"
 "2 usage or environment error\n";
@@ -88,18 +95,75 @@ cs_status_t cs_parse_count(const char *s, size_t *out)
 	return CS_OK;
 }
 
+/* A decimal integer from lo >= 0 to hi: digits only (no sign, no space). */
 static cs_status_t parse_int(const char *what, const char *s, long lo, long hi,
 			     long *out)
 {
 	char *end;
-	long v;
+	long v = 0;
 
 	errno = 0;
-	v = s ? strtol(s, &end, 10) : 0;
-	if (!s || end == s || *end || errno || v < lo || v > hi)
+	if (s && *s >= '0' && *s <= '9')
+		v = strtol(s, &end, 10);
+	if (!s || *s < '0' || *s > '9' || *end || errno || v < lo || v > hi)
 		return cs_error(CS_ERR_INVALID, "%s '%s': expected an integer "
-				"from %ld to %ld", what, s ? s : "", lo, hi);
+				"from %ld to %ld (decimal digits only)", what,
+				s ? s : "", lo, hi);
 	*out = v;
+	return CS_OK;
+}
+
+/* --seed: decimal, or hexadecimal after 0x; digits only, 0 to 2^64-1. */
+static cs_status_t parse_seed(const char *s, uint64_t *out)
+{
+	int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	const char *digits = hex ? s + 2 : s;
+	const char *set = hex ? "0123456789abcdefABCDEF" : "0123456789";
+	unsigned long long v;
+
+	errno = 0;
+	if (!*digits || strspn(digits, set) != strlen(digits))
+		return cs_error(CS_ERR_INVALID, "--seed '%s': expected a decimal "
+				"number, or a hexadecimal one after 0x (digits "
+				"only: no sign, no space)", s);
+	v = strtoull(digits, NULL, hex ? 16 : 10);
+	if (errno == ERANGE)
+		return cs_error(CS_ERR_INVALID, "--seed '%s': above 2^64-1", s);
+	*out = v;
+	return CS_OK;
+}
+
+/* --timeout: seconds, finite, above 0 and at most MAX_TIMEOUT. */
+static cs_status_t parse_timeout(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = (*s >= '0' && *s <= '9') || *s == '.' ? strtod(s, &end) : 0;
+	if (v > 0 && v <= MAX_TIMEOUT && !*end && !errno) {
+		*out = v;
+		return CS_OK;
+	}
+	return cs_error(CS_ERR_INVALID, "--timeout '%s': expected seconds above "
+			"0 and at most %g (one day)", s, MAX_TIMEOUT);
+}
+
+/* --backend and --backend-opt: bounded, one line of printable bytes, so
+ * that the re-run line carries them whole (harness.h). */
+static cs_status_t check_text(const char *what, const char *s, size_t max)
+{
+	size_t i, len = strlen(s);
+
+	if (len > max)
+		return cs_error(CS_ERR_INVALID, "%s: %zu bytes, more than the "
+				"%zu this collspec accepts", what, len, max);
+	for (i = 0; i < len; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return cs_error(CS_ERR_INVALID, "%s: control character "
+					"0x%02x at byte %zu; only printable "
+					"characters are accepted", what,
+					(unsigned char)s[i], i);
 	return CS_OK;
 }
 
@@ -127,9 +191,16 @@ static cs_status_t ranks_item(const char *item, int *sizes, int max, int *n)
 		return cs_error(CS_ERR_INVALID, "--ranks: malformed range '%s' "
 				"(start above end)", item);
 	for (v = lo; v <= hi; v++) {
+		int i;
+
 		if (*n == max)
 			return cs_error(CS_ERR_INVALID, "--ranks: more than %d "
 					"world sizes", max);
+		for (i = 0; i < *n; i++)
+			if (sizes[i] == (int)v)
+				return cs_error(CS_ERR_INVALID, "--ranks: world "
+						"size %ld is listed twice (each "
+						"may appear once)", v);
 		sizes[(*n)++] = (int)v;
 	}
 	return CS_OK;
@@ -141,9 +212,13 @@ cs_status_t cs_parse_ranks(const char *spec, int *sizes, int max, int *n)
 	cs_status_t st;
 
 	*n = 0;
-	if (!spec || !*spec || strlen(spec) >= sizeof buf)
+	if (!spec || !*spec)
 		return cs_error(CS_ERR_INVALID, "--ranks: expected N, A-B or a "
 				"comma list of them");
+	if (strlen(spec) >= sizeof buf)
+		return cs_error(CS_ERR_INVALID, "--ranks: %zu bytes, more "
+				"than the %zu accepted", strlen(spec),
+				sizeof buf - 1);
 	snprintf(buf, sizeof buf, "%s", spec);
 	if (buf[0] == ',' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,"))
 		return cs_error(CS_ERR_INVALID, "--ranks '%s': empty item", spec);
@@ -177,12 +252,13 @@ typedef cs_status_t (*name_parser_t)(const char *s, int *v);
 static cs_status_t parse_mask(const char *arg, name_parser_t one,
 			      uint32_t *mask)
 {
-	char buf[1024], *tok, *save = NULL;
+	char buf[MAX_LIST + 1], *tok, *save = NULL;
 	cs_status_t st;
 	int v;
 
-	if (!*arg || strlen(arg) >= sizeof buf)
-		return cs_error(CS_ERR_INVALID, "empty or too long list '%s'", arg);
+	if (!*arg || strlen(arg) > MAX_LIST)
+		return cs_error(CS_ERR_INVALID, "a list of names must hold 1 to "
+				"%d bytes; got %zu", MAX_LIST, strlen(arg));
 	snprintf(buf, sizeof buf, "%s", arg);
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
@@ -195,11 +271,12 @@ static cs_status_t parse_mask(const char *arg, name_parser_t one,
 
 static cs_status_t parse_counts(const char *arg, cs_filter_t *f)
 {
-	char buf[1024], *tok, *save = NULL;
+	char buf[MAX_LIST + 1], *tok, *save = NULL;
 	cs_status_t st;
 
-	if (!*arg || strlen(arg) >= sizeof buf)
-		return cs_error(CS_ERR_INVALID, "--count: empty or too long list");
+	if (!*arg || strlen(arg) > MAX_LIST)
+		return cs_error(CS_ERR_INVALID, "--count: the list must hold 1 "
+				"to %d bytes; got %zu", MAX_LIST, strlen(arg));
 	snprintf(buf, sizeof buf, "%s", arg);
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
@@ -243,7 +320,7 @@ static const struct opt opt_table[] = {
 	{"--results", 1, O_RESULTS, 0}, {"--first", 1, O_FIRST, 0},
 	{"--mpiexec", 1, O_MPIEXEC, 0}, {"--fail-on-warn", 0, O_FAIL_ON_WARN, 0},
 	{"--quiet", 0, O_QUIET, 0}, {"-q", 0, O_QUIET, 0},
-	{"--verbose", 0, O_VERBOSE, 1}, {"-v", 0, O_VERBOSE, 1},
+	{"--verbose", 0, O_VERBOSE, 1},
 	{"--repeat", 1, O_REPEAT, 1},
 	{"--help", 0, O_HELP, 0}, {"-h", 0, O_HELP, 0},
 };
@@ -275,35 +352,28 @@ static cs_status_t apply_filter_opt(cs_run_opts_t *o, enum opt_id id,
 		st = parse_int("--misalign", v, 0, 64, &x);
 		f->misalign = (int)x;
 		return st;
-	default: {
-		char *end;
-		errno = 0;
-		f->seed = strtoull(v, &end, 0);
+	default:
 		f->has_seed = 1;
-		if (!*v || *end || errno || *v == '-')
-			return cs_error(CS_ERR_INVALID, "--seed '%s': expected "
-					"an unsigned integer", v);
-		return CS_OK;
-	}
+		return parse_seed(v, &f->seed);
 	}
 }
 
 static cs_status_t apply_opt(cs_run_opts_t *o, enum opt_id id, const char *v)
 {
-	char *end;
 	long x;
 	cs_status_t st = CS_OK;
 
 	switch (id) {
-	case O_BACKEND: o->backend = v; break;
-	case O_BACKEND_OPT: o->backend_opt = v; break;
-	case O_SUITE: o->suite = v; break;
-	case O_TIMEOUT:
-		o->timeout = strtod(v, &end);
-		if (*end || !(o->timeout > 0))
-			st = cs_error(CS_ERR_INVALID, "--timeout '%s': expected "
-				      "seconds above 0", v);
+	case O_BACKEND:
+		st = check_text("--backend", v, CS_BACKEND_MAX);
+		o->backend = v;
 		break;
+	case O_BACKEND_OPT:
+		st = check_text("--backend-opt", v, CS_BACKEND_OPT_MAX);
+		o->backend_opt = v;
+		break;
+	case O_SUITE: o->suite = v; break;
+	case O_TIMEOUT: st = parse_timeout(v, &o->timeout); break;
 	case O_JSON: o->json = v; break;
 	case O_JUNIT: o->junit = v; break;
 	case O_RANKS: st = cs_parse_ranks(v, o->sizes, MAX_SIZES, &o->nsizes); break;
@@ -344,10 +414,20 @@ static const struct opt *find_opt(const char *arg, const char **inline_val)
 	return NULL;
 }
 
+/* How many 'v's in -v, -vv, -vvv...; 0 for any other argument. */
+static int verbose_flags(const char *arg)
+{
+	size_t n = strlen(arg);
+
+	if (n < 2 || arg[0] != '-' || strspn(arg + 1, "v") != n - 1)
+		return 0;
+	return (int)(n - 1);
+}
+
 /* Contract in collspec.h. */
 int cs_run_parse_args(int argc, char **argv, cs_run_opts_t *o)
 {
-	int i;
+	int i, nv;
 
 	memset(o, 0, sizeof *o);
 	cs_filter_init(&o->f);
@@ -362,13 +442,20 @@ int cs_run_parse_args(int argc, char **argv, cs_run_opts_t *o)
 	for (i = 1; i < argc; i++) {
 		const char *v;
 		const struct opt *op = find_opt(argv[i], &v);
+
+		if ((nv = verbose_flags(argv[i])) > 0) {
+			o->verbose += nv;
+			o->wargs[o->nwargs++] = argv[i];
+			continue;
+		}
 		if (!op) {
 			fprintf(stderr, "collspec run: unknown option '%s' (see "
 				"collspec run --help)\n", argv[i]);
 			return 2;
 		}
 		if (op->id == O_HELP) {
-			printf(run_usage, DEFAULT_TIMEOUT);
+			printf(run_usage, CS_BACKEND_OPT_MAX, DEFAULT_TIMEOUT,
+			       MAX_TIMEOUT);
 			return -1;
 		}
 		if (op->has_arg && !v) {
@@ -392,11 +479,76 @@ int cs_run_parse_args(int argc, char **argv, cs_run_opts_t *o)
 	return 0;
 }
 
+/* path's directory made absolute (symbolic links resolved) and its last
+ * component, malloc'ed; NULL when the directory does not resolve. */
+static char *canonical_path(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX], *real, *out;
+	size_t dlen = slash ? (size_t)(slash - path) : 0;
+
+	if (dlen >= sizeof dir)
+		return NULL;
+	memcpy(dir, path, dlen);
+	dir[dlen] = '\0';
+	real = realpath(slash ? (dlen ? dir : "/") : ".", NULL);
+	if (!real)
+		return NULL;
+	out = malloc(strlen(real) + strlen(path) + 2);
+	if (out)
+		sprintf(out, "%s/%s", real, slash ? slash + 1 : path);
+	free(real);
+	return out;
+}
+
+/* 1 when paths a and b name the same file: the same inode when both exist
+ * (a character device, such as /dev/null, may be shared), the same
+ * canonical path when neither does. */
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	char *ca, *cb;
+	int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0, same;
+
+	if (ea && eb)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino &&
+		       !S_ISCHR(sa.st_mode);
+	if (ea || eb)
+		return 0;
+	ca = canonical_path(a);
+	cb = canonical_path(b);
+	same = ca && cb ? !strcmp(ca, cb) : !strcmp(a, b);
+	free(ca);
+	free(cb);
+	return same;
+}
+
+/* Two outputs of the run on one file would corrupt both: refused. */
+static int distinct_outputs(const cs_run_opts_t *o)
+{
+	const char *path[3] = {o->json, o->junit, o->results};
+	static const char *const opt[3] = {"--json", "--junit", "--results"};
+	int i, j;
+
+	for (i = 0; i < 3; i++)
+		for (j = i + 1; j < 3; j++)
+			if (path[i] && path[j] && same_file(path[i], path[j])) {
+				fprintf(stderr, "collspec run: %s '%s' and %s "
+					"'%s' are the same file: each report "
+					"needs its own\n", opt[i], path[i],
+					opt[j], path[j]);
+				return 0;
+			}
+	return 1;
+}
+
 int cs_run_validate(const cs_run_opts_t *o, int P)
 {
 	size_t es = 1;
 	int d, i;
 
+	if (!distinct_outputs(o))
+		return 2;
 	if (strcmp(o->suite, "quick") && strcmp(o->suite, "full")) {
 		fprintf(stderr, "collspec run: unknown suite '%s'; valid suites: "
 			"quick full\n", o->suite);
@@ -568,7 +720,7 @@ static int precheck(const struct worker *w, const struct vcomm *vc,
 
 /* Call the backend and wait for completion; FAIL "error" on a failure. */
 static int call_backend(const struct worker *w, const struct vcomm *vc,
-			const cs_exec_t *e, cs_local_t *l, const char *which)
+			const cs_exec_t *e, cs_local_t *l)
 {
 	const cs_backend_t *b = w->b;
 	char reason[256];
@@ -578,8 +730,9 @@ static int call_backend(const struct worker *w, const struct vcomm *vc,
 		rc = b->synchronize(vc->bcomm, e->stream);
 	if (rc == 0)
 		return 0;
-	snprintf(reason, sizeof reason, "rank %d: %s call returned error %d: %s",
-		 w->wrank, which, rc, b->error_string(vc->bcomm, rc));
+	snprintf(reason, sizeof reason, "rank %d: call %d of %d returned error "
+		 "%d: %s", w->wrank, e->call + 1, e->ncalls, rc,
+		 b->error_string(vc->bcomm, rc));
 	cs_local_set(l, CS_V_FAIL, "error", reason, NULL);
 	return rc;
 }
@@ -598,65 +751,81 @@ static int move(const struct worker *w, cs_exec_t *e, cs_local_t *l, int put)
 	return -1;
 }
 
-/* Cross-rank bitwise identity of the received bits. */
-static void check_identity(const struct vcomm *vc, uint64_t h, cs_local_t *l)
+/*
+ * Cross-rank bitwise identity of the received bits: every rank's
+ * fingerprint under a key that comm rank 0 draws after its call returned
+ * and that reaches every other rank after its own call returned (khash.c),
+ * compared. Collective over vc.
+ */
+static void check_identity(const struct vcomm *vc, const cs_exec_t *e,
+			   cs_local_t *l)
 {
-	uint64_t *all = malloc((size_t)vc->size * sizeof *all);
+	cs_khash_t key = {{0, 0}}, fp, *all;
+	const void *bytes;
+	size_t n;
 
-	if (!all) {
+	all = malloc((size_t)vc->size * sizeof *all);
+	if (!all)
 		MPI_Abort(MPI_COMM_WORLD, 2);
-		return;
-	}
-	MPI_Allgather(&h, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, vc->comm);
-	cs_identity_verdict(all, vc->size, l);
+	if (vc->rank == 0 && cs_khash_key(&key) != CS_OK)
+		key.h[0] = 0; /* no key: a key is never 0 */
+	MPI_Bcast(key.h, 2, MPI_UINT64_T, 0, vc->comm);
+	bytes = cs_exec_recv_bytes(e, &n);
+	cs_khash(&key, bytes, n, &fp);
+	MPI_Allgather(fp.h, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, vc->comm);
+	if (key.h[0])
+		cs_identity_verdict(all, vc->size, l);
+	else
+		cs_local_set(l, CS_V_FAIL, "harness", "the identity check could "
+			     "not draw its key (no random bytes)", NULL);
 	free(all);
 }
 
-/* Run the call again on fresh identical inputs: same bits? */
-static void check_determinism(const struct worker *w, const struct vcomm *vc,
-			      cs_exec_t *e, uint64_t h, cs_local_t *l)
+/*
+ * Call k of the case's n on every rank, checked in full: inputs, the call,
+ * every check of this rank (cs_exec_check_call), the identity across ranks.
+ * Returns 1 when the case stops here (some rank failed), else 0.
+ */
+static int one_call(const struct worker *w, const struct vcomm *vc,
+		    cs_exec_t *e, cs_local_t *l, int k, int n)
 {
-	char reason[256];
-
-	cs_exec_fill(e);
-	if (move(w, e, l, 1))
-		return; /* (the others' call may then wait: the driver's timeout) */
-	MPI_Barrier(vc->comm);
-	if (call_backend(w, vc, e, l, "second") != 0 || move(w, e, l, 0))
-		return;
-	if (cs_exec_hash(e) == h)
-		return;
-	snprintf(reason, sizeof reason, "rank %d: the same call on the same "
-		 "inputs gave different bits the second time", w->wrank);
-	cs_local_set(l, CS_V_WARN, "determinism", reason, NULL);
-}
-
-static void execute(const struct worker *w, const struct vcomm *vc,
-		    cs_exec_t *e, cs_local_t *l)
-{
-	uint64_t h;
 	double t0;
 	int failed, any;
 
+	cs_exec_set_call(e, k, n);
 	cs_exec_fill(e);
-	/* inputs in place on every rank (a barrier too), or no call at all */
+	/* inputs in place on every rank, or no call at all; on the first call
+	 * also a barrier for the timing (host inputs cannot fail to be in
+	 * place: later calls go straight on) */
 	failed = move(w, e, l, 1) != 0;
-	MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
-	if (any)
-		return;
+	if (k == 0 || w->stream) {
+		MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+		if (any)
+			return 1;
+	}
 	t0 = MPI_Wtime();
-	failed = call_backend(w, vc, e, l, "the") != 0;
-	l->seconds = MPI_Wtime() - t0;
+	failed = call_backend(w, vc, e, l) != 0;
+	if (k == 0)
+		l->seconds = MPI_Wtime() - t0;
 	failed = failed || move(w, e, l, 0) != 0;
 	if (!failed)
-		cs_exec_check(e, l);
-	h = cs_exec_hash(e);
+		cs_exec_check_call(e, l);
 	if (cs_coll_same_everywhere(e->c.coll))
-		check_identity(vc, h, l);
+		check_identity(vc, e, l);
 	failed = l->verdict == CS_V_FAIL;
 	MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
-	if (!any)
-		check_determinism(w, vc, e, h, l);
+	return any;
+}
+
+/* The case's calls (--repeat N: 2N - 1 of them) until one fails. */
+static void execute(const struct worker *w, const struct vcomm *vc,
+		    cs_exec_t *e, cs_local_t *l)
+{
+	int k, n = 2 * w->o->repeat - 1;
+
+	for (k = 0; k < n; k++)
+		if (one_call(w, vc, e, l, k, n))
+			break;
 }
 
 /* ---- merging the ranks' verdicts ------------------------------------------ */
@@ -793,7 +962,6 @@ static int start_device(struct worker *w)
 static int start_backend(struct worker *w)
 {
 	struct vcomm *vc = &w->vc[CS_COMM_WORLD];
-	char msg[1024];
 	int ok, rc = -1, cuda;
 
 	ok = cs_backend_load(w->o->backend, &w->b) == CS_OK;
@@ -808,19 +976,22 @@ static int start_backend(struct worker *w)
 	MPI_Comm_rank(vc->comm, &vc->rank);
 	MPI_Comm_size(vc->comm, &vc->size);
 	vc->ready = 1;
+	/* the message, whole, in cs_last_error() (the backend's string may
+	 * be long) */
 	ok = cs_boot_create(&vc->comm, &vc->boot) == CS_OK;
-	snprintf(msg, sizeof msg, "%s", cs_last_error());
 	if (ok) {
 		rc = w->b->init(cs_boot_get(vc->boot), w->o->backend_opt,
 				&vc->bcomm);
 		w->init_called = 1;
-		snprintf(msg, sizeof msg, "backend '%s' failed to initialise: %s",
-			 w->b->name, rc ? w->b->error_string(NULL, rc) : "");
+		if (rc)
+			cs_error(CS_ERR_UNSUPPORTED, "backend '%s' failed to "
+				 "initialise: %s", w->b->name,
+				 w->b->error_string(NULL, rc));
 	}
 	if (cuda && no_device(w, ok && rc ? cs_backend_init_skip(w->b, rc)
 					  : NULL))
 		return 1;
-	if (!agree(ok && rc == 0, w->wrank, msg))
+	if (!agree(ok && rc == 0, w->wrank, cs_last_error()))
 		return 0;
 	return !cuda || start_device(w);
 }
@@ -850,7 +1021,9 @@ static int open_outputs(struct worker *w)
 	cs_report_opts_t ro;
 	int ok = 1;
 
-	if (w->wrank == 0 && (!o->results || o->verbose || o->json || o->junit)) {
+	/* (a worker the driver started reports through the results file
+	 * only: the driver prints the table) */
+	if (w->wrank == 0 && (!o->results || o->json || o->junit)) {
 		cs_run_report_opts(o, &ro);
 		ok = cs_report_open(&ro, &w->rep) == CS_OK;
 	}
@@ -942,23 +1115,31 @@ static int run_worker(const cs_run_opts_t *o)
 /* ---- driver mode ------------------------------------------------------------ */
 
 struct dsink {
-	cs_report_t *rep;
+	cs_report_t *rep;      /* NULL once closed (a signal stopped the run) */
 	const cs_run_opts_t *o;
+	const char *name;      /* the backend's name */
 };
 
 /* Results from the driver: fill what a crash or hang result lacks. */
 static void driver_sink(const cs_result_t *r, void *ctx)
 {
 	struct dsink *d = ctx;
-	cs_result_t tmp = *r;
+	cs_result_t *tmp = malloc(sizeof *tmp);
 
-	if (!tmp.repro[0])
-		cs_repro_format(&tmp.hc, tmp.hc.c.nranks, d->o->backend,
-				d->o->backend_opt, d->o->suite, tmp.repro,
-				sizeof tmp.repro);
-	if (!tmp.backend[0])
-		snprintf(tmp.backend, sizeof tmp.backend, "%s", d->o->backend);
-	cs_report_add(d->rep, &tmp);
+	if (!tmp) {
+		fprintf(stderr, "collspec run: out of memory: the result of case "
+			"#%zu is lost\n", r->hc.index);
+		return;
+	}
+	*tmp = *r;
+	if (!tmp->repro[0])
+		cs_repro_format(&tmp->hc, tmp->hc.c.nranks, d->o->backend,
+				d->o->backend_opt, d->o->suite, tmp->repro,
+				sizeof tmp->repro);
+	if (!tmp->backend[0])
+		snprintf(tmp->backend, sizeof tmp->backend, "%s", d->name);
+	cs_report_add(d->rep, tmp);
+	free(tmp);
 }
 
 /* Cases the sweep will run, over all world sizes (0 on a suite error). */
@@ -1102,31 +1283,40 @@ static int launcher_found(const char *name)
 	return found;
 }
 
-/* Everything the driver checks before it writes or launches anything:
- * options, backend, launcher (unless the backend runs every rank in the
- * worker), a non-empty sweep. 0 or 2 (printed). */
-static int driver_preflight(const cs_run_opts_t *o, int pmax, int inproc,
-			    size_t *total, size_t *ncases)
+/*
+ * Everything the driver checks before it writes or launches anything:
+ * options, a non-empty sweep, the backend (a plugin is loaded in a child
+ * process, under the --timeout), the launcher (unless the backend runs
+ * every rank in the worker). 0, 2 (printed), or 1 when the plugin crashed,
+ * exited or hung while loading (the message in cs_last_error()).
+ */
+static int driver_preflight(const cs_run_opts_t *o, int pmax,
+			    cs_backend_info_t *info, size_t *total,
+			    size_t *ncases)
 {
-	const cs_backend_t *b;
-
 	if (cs_run_validate(o, pmax))
 		return 2;
-	if (cs_backend_load(o->backend, &b) != CS_OK) {
+	*total = sweep_total(o, ncases);
+	if (!*total)
+		return 2;
+	if (cs_backend_probe(o->backend, o->timeout, info) != CS_OK) {
+		if (info->fault)
+			return 1;
 		fprintf(stderr, "collspec run: %s\n", cs_last_error());
 		return 2;
 	}
-	if (!inproc && !launcher_found(o->mpiexec ? o->mpiexec : "mpiexec")) {
+	if (info->proc_model != CS_PROC_ALL_IN_PROCESS &&
+	    !launcher_found(o->mpiexec ? o->mpiexec : "mpiexec")) {
 		fprintf(stderr, "collspec run: mpiexec not found: %s (install an "
 			"MPI, or name the launcher with --mpiexec PATH)\n",
 			o->mpiexec ? o->mpiexec : "no 'mpiexec' on PATH");
 		return 2;
 	}
-	*total = sweep_total(o, ncases);
-	return *total ? 0 : 2;
+	return 0;
 }
 
-/* A signal stops the sweep: the reports say so before the driver dies. */
+/* A signal stops the sweep: the reports say so before the driver dies (or,
+ * when the signal is ignored and the driver lives on, exits 2). */
 static void driver_signal(int sig, void *ctx)
 {
 	struct dsink *d = ctx;
@@ -1135,6 +1325,7 @@ static void driver_signal(int sig, void *ctx)
 	snprintf(why, sizeof why, "run stopped by signal %d (%s)", sig,
 		 strsignal(sig));
 	cs_report_abort(d->rep, why);
+	d->rep = NULL;
 }
 
 /* A case has started in a worker: the progress line. */
@@ -1154,6 +1345,7 @@ static void driver_opts(const cs_run_opts_t *o, int pmax, int inproc,
 	d->rmin = o->sizes[0];
 	d->rmax = pmax;
 	d->case_timeout = o->timeout;
+	d->first = o->first;
 	d->mpiexec = o->mpiexec;
 	d->self = self;
 	d->worker_args = o->wargs;
@@ -1164,44 +1356,66 @@ static void driver_opts(const cs_run_opts_t *o, int pmax, int inproc,
 	d->on_signal = driver_signal;
 }
 
-/* `run --ranks`: launch and supervise one worker set per world size
- * (inproc: one launcher-less worker per world size). */
-static int run_driver(const cs_run_opts_t *o, int inproc)
+/* The path of this executable into self[0..n); 0 or 2 (printed). */
+static int find_self(char *self, size_t n)
 {
-	cs_driver_opts_t d;
-	cs_report_opts_t ro;
-	struct dsink sink = {NULL, o};
-	size_t ncases[CS_MAX_SIZES];
-	char self[PATH_MAX], why[1024];
-	ssize_t len;
-	size_t total = 0;
-	int i, pmax = 1;
+	ssize_t len = readlink("/proc/self/exe", self, n - 1);
 
-	for (i = 0; i < o->nsizes; i++)
-		pmax = o->sizes[i] > pmax ? o->sizes[i] : pmax;
-	if (driver_preflight(o, pmax, inproc, &total, ncases))
-		return 2;
-	len = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (len <= 0) {
+	if (len <= 0 || (size_t)len >= n - 1) {
 		fprintf(stderr, "collspec run: cannot find my own executable\n");
 		return 2;
 	}
 	self[len] = '\0';
+	return 0;
+}
+
+/* The sweep, reports open: the exit code. */
+static int drive(const cs_run_opts_t *o, int pmax, const cs_backend_info_t *bi,
+		 const char *self, size_t *ncases, struct dsink *sink)
+{
+	cs_driver_opts_t d;
+
+	driver_opts(o, pmax, bi->proc_model == CS_PROC_ALL_IN_PROCESS, self, &d);
+	d.ncases = ncases;
+	if (cs_driver_run(&d, driver_sink, sink) == CS_OK)
+		return cs_report_close(sink->rep);
+	fprintf(stderr, "collspec run: %s\n", cs_last_error());
+	cs_report_abort(sink->rep, cs_last_error()); /* (none after a signal) */
+	return 2;
+}
+
+/* `run --ranks`: launch and supervise one worker set per world size (for
+ * a backend that drives every rank, one launcher-less worker each). */
+static int run_driver(const cs_run_opts_t *o)
+{
+	cs_backend_info_t bi;
+	cs_report_opts_t ro;
+	struct dsink sink = {NULL, o, NULL};
+	size_t ncases[CS_MAX_SIZES], total = 0;
+	char self[PATH_MAX], *loadfail = NULL;
+	int i, pmax = 1, rc;
+
+	for (i = 0; i < o->nsizes; i++)
+		pmax = o->sizes[i] > pmax ? o->sizes[i] : pmax;
+	rc = driver_preflight(o, pmax, &bi, &total, ncases);
+	if (rc == 1 && !(loadfail = strdup(cs_last_error())))
+		rc = 2;
+	if (rc == 2 || find_self(self, sizeof self))
+		return 2;
+	sink.name = bi.name;
 	cs_run_report_opts(o, &ro);
 	if (cs_report_open(&ro, &sink.rep) != CS_OK) {
 		fprintf(stderr, "collspec run: %s\n", cs_last_error());
+		free(loadfail);
 		return 2;
+	}
+	if (loadfail) { /* (said in the report) */
+		rc = cs_report_fail_run(sink.rep, "load", loadfail);
+		free(loadfail);
+		return rc;
 	}
 	cs_report_set_total(sink.rep, total);
-	driver_opts(o, pmax, inproc, self, &d);
-	d.ncases = ncases;
-	if (cs_driver_run(&d, driver_sink, &sink) != CS_OK) {
-		snprintf(why, sizeof why, "%s", cs_last_error());
-		fprintf(stderr, "collspec run: %s\n", why);
-		cs_report_abort(sink.rep, why);
-		return 2;
-	}
-	return cs_report_close(sink.rep);
+	return drive(o, pmax, &bi, self, ncases, &sink);
 }
 
 /*
@@ -1244,8 +1458,8 @@ static const cs_backend_t *backend_inproc(const cs_run_opts_t *o)
 	return b;
 }
 
-/* Backend b drives every rank: the launcher-less driver, or (--results)
- * the in-process worker of one world size. */
+/* Backend b drives every rank: (--results) the in-process worker of one
+ * world size, which the driver starts. */
 static int run_inproc(const cs_run_opts_t *o, const cs_backend_t *b)
 {
 	if (inside_launch() || !o->nsizes) {
@@ -1255,8 +1469,6 @@ static int run_inproc(const cs_run_opts_t *o, const cs_backend_t *b)
 			b->name);
 		return 2;
 	}
-	if (!o->results)
-		return run_driver(o, 1);
 	if (o->nsizes != 1) {
 		fprintf(stderr, "collspec run: --results runs one world size; "
 			"--ranks lists %d\n", o->nsizes);
@@ -1265,7 +1477,11 @@ static int run_inproc(const cs_run_opts_t *o, const cs_backend_t *b)
 	return cs_run_inproc(o);
 }
 
-/* `collspec run`: parse, then drive (--ranks outside a launcher) or work. */
+/*
+ * `collspec run`: parse, then drive (--ranks outside a launcher: the
+ * backend's code is never run in this process) or work (under a launcher,
+ * a single process, or a worker the driver started with --results).
+ */
 int cs_cmd_run(int argc, char **argv)
 {
 	cs_run_opts_t *o = malloc(sizeof *o);
@@ -1278,10 +1494,10 @@ int cs_cmd_run(int argc, char **argv)
 	rc = cs_run_parse_args(argc, argv, o);
 	if (rc == 0) {
 		o->out = claim_stdout();
-		if ((b = backend_inproc(o)) != NULL)
+		if (o->nsizes && !inside_launch() && !o->results)
+			rc = run_driver(o);
+		else if ((b = backend_inproc(o)) != NULL)
 			rc = run_inproc(o, b);
-		else if (o->nsizes && !inside_launch())
-			rc = run_driver(o, 0);
 		else
 			rc = run_worker(o);
 	}

@@ -6,6 +6,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "collspec.h"
 
@@ -194,17 +195,22 @@ void cs_result_merge(const cs_run_opts_t *o, const char *backend_name,
 
 void cs_results_line(FILE *f, const cs_result_t *r)
 {
-	static char buf[32768]; /* a result, every byte escaped, fits */
-	int n;
+	int n = cs_result_to_json(r, NULL, 0); /* (a re-run line can be long) */
+	char *buf;
 
 	if (!f)
 		return;
-	n = cs_result_to_json(r, buf, sizeof buf);
-	if (n < 0 || (size_t)n >= sizeof buf)
+	buf = n > 0 ? malloc((size_t)n + 1) : NULL;
+	if (!buf) {
+		fprintf(stderr, "collspec: out of memory: the result of case "
+			"#%zu is lost\n", r->hc.index);
 		return;
+	}
+	cs_result_to_json(r, buf, (size_t)n + 1);
 	fputs(buf, f);
 	fputc('\n', f);
 	fflush(f);
+	free(buf);
 }
 
 void cs_results_start(FILE *f, const cs_hcase_t *hc, const char *backend)

@@ -5,7 +5,7 @@
  *                 [--coll NAME] [--allow-openmpi-defects] [--min-cases N]
  *                 [--min-pass N] [--expect-reason TEXT] [--expect-skip TEXT]
  *                 [--gpu] [--junit FILE] [--clean-stdout MARKER]
- *                 -- CMD ARGS...
+ *                 [--utf8] [--python PYTHON] -- CMD ARGS...
  *
  * Runs CMD, then reads FILE (the run's --json report, JSON Lines) with
  * cs_result_from_json and checks:
@@ -28,13 +28,18 @@
  *     per JSON result;
  *   - with --clean-stdout MARKER: neither the command's stdout nor the
  *     reports contain MARKER (what a backend wrote to stdout stays out of
- *     the reports). The command's stdout is shown afterwards.
+ *     the reports). The command's stdout is shown afterwards;
+ *   - with --utf8: the JSON report and the JUnit report are valid UTF-8
+ *     (glibc's iconv decodes them whole);
+ *   - with --python PYTHON: Python's strict parsers accept them: every
+ *     JSON line with json.loads, the JUnit report with xml.dom.minidom.
  * With --gpu, a run in which every result is a SKIP "no CUDA device" exits
  * 77 (CTest's skip) instead of being judged.
  * Exit 0 when every check holds, 1 otherwise (77, CTest's skip, when the
  * command could not be started).
  */
 #define _POSIX_C_SOURCE 200809L
+#include <iconv.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +50,8 @@
 
 struct args {
 	const char *json, *expect, *coll;
-	const char *reason, *skip, *junit, *marker;
-	int rc, have_rc, allow_ompi, gpu;
+	const char *reason, *skip, *junit, *marker, *python;
+	int rc, have_rc, allow_ompi, gpu, utf8;
 	long min_cases, min_pass;
 	char **cmd;
 };
@@ -65,6 +70,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->allow_ompi = 1;
 		} else if (!strcmp(argv[i], "--gpu")) {
 			a->gpu = 1;
+		} else if (!strcmp(argv[i], "--utf8")) {
+			a->utf8 = 1;
 		} else if (i + 1 >= argc) {
 			break;
 		} else if (!strcmp(argv[i], "--json")) {
@@ -88,6 +95,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->junit = argv[++i];
 		} else if (!strcmp(argv[i], "--clean-stdout")) {
 			a->marker = argv[++i];
+		} else if (!strcmp(argv[i], "--python")) {
+			a->python = argv[++i];
 		} else {
 			break;
 		}
@@ -213,7 +222,8 @@ static void judge_line(const struct args *a, const char *line, long lineno,
 
 static int read_json(const struct args *a, struct tally *t)
 {
-	static char line[65536];
+	char *line = NULL;
+	size_t cap = 0;
 	long lineno = 0;
 	FILE *f = fopen(a->json, "r");
 
@@ -222,8 +232,9 @@ static int read_json(const struct args *a, struct tally *t)
 		fprintf(stderr, "check_results: no report '%s'\n", a->json);
 		return 0;
 	}
-	while (fgets(line, sizeof line, f))
+	while (getline(&line, &cap, f) > 0)
 		judge_line(a, line, ++lineno, t);
+	free(line);
 	fclose(f);
 	return 1;
 }
@@ -304,6 +315,56 @@ static int check_clean(const struct args *a, const char *out_path)
 	return ok;
 }
 
+/* 1 when file path is valid UTF-8 (glibc's iconv decodes all of it). */
+static int utf8_file(const char *path)
+{
+	char *x = slurp(path), *in = x, *out, *o;
+	size_t il = x ? strlen(x) : 0, ol = 4 * il + 4, r = (size_t)-1;
+	iconv_t cd = iconv_open("UTF-32LE", "UTF-8");
+
+	out = o = malloc(ol);
+	if (x && out && cd != (iconv_t)-1)
+		r = iconv(cd, &in, &il, &o, &ol);
+	if (cd != (iconv_t)-1)
+		iconv_close(cd);
+	free(out);
+	free(x);
+	if (r != (size_t)-1 && il == 0)
+		return 1;
+	fprintf(stderr, "check_results: '%s' is not valid UTF-8\n", path);
+	return 0;
+}
+
+/* Python's strict parsers accept the JSON lines and the JUnit document. */
+static int python_parses(const struct args *a)
+{
+	static const char prog[] =
+		"import json, sys, xml.dom.minidom\n"
+		"for line in open(sys.argv[1], encoding='utf-8'):\n"
+		"    json.loads(line)\n"
+		"if len(sys.argv) > 2:\n"
+		"    xml.dom.minidom.parse(sys.argv[2])\n";
+	char *cmd[] = {(char *)a->python, "-c", (char *)prog, (char *)a->json,
+		       (char *)a->junit, NULL};
+
+	if (run(cmd, -1) == 0)
+		return 1;
+	fprintf(stderr, "check_results: Python does not parse the reports\n");
+	return 0;
+}
+
+/* The checks of --utf8 and --python. */
+static int check_encoding(const struct args *a)
+{
+	int ok = 1;
+
+	if (a->utf8)
+		ok = utf8_file(a->json) && (!a->junit || utf8_file(a->junit));
+	if (a->python)
+		ok = python_parses(a) && ok;
+	return ok;
+}
+
 /* Run the command, its stdout into a temporary file with --clean-stdout. */
 static int run_cmd(const struct args *a, char *out_path, size_t n)
 {
@@ -378,5 +439,6 @@ int main(int argc, char **argv)
 	ok = judge_tally(&a, &t);
 	ok = check_junit(&a, t.n) && ok;
 	ok = check_clean(&a, out[0] ? out : NULL) && ok;
+	ok = check_encoding(&a) && ok;
 	return ok ? 0 : 1;
 }

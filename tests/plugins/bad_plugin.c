@@ -7,19 +7,64 @@
  * to be zero; every other case SKIP. int8 and uint8 are declined: Open
  * MPI's vectorised MPI_SUM saturates them (open-mpi/ompi#8045), which
  * would add failures that are not this plugin's.
+ *
+ * Faults while loading, chosen by the environment variable
+ * CS_BAD_PLUGIN_LOAD (the harness gives a plugin no options before its
+ * init): "ctor-crash" and "ctor-hang" crash (SIGSEGV) or block forever in
+ * the shared object's constructor, "entry-crash" and "entry-hang" in
+ * collspec_backend().
+ *
+ * With CS_BAD_PLUGIN_BYTES set, its strings hold bytes that are not text:
+ * its name has an invalid UTF-8 byte and a control byte, every SKIP
+ * reason and error string holds every byte value from 1 to 255, and
+ * allreduce returns an error (for the harness's reports, which must stay
+ * valid UTF-8 and XML).
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
+#include <unistd.h>
 #include <mpi.h>
 #include "collspec/backend.h"
+
+/* The load fault asked for at this step ("ctor" or "entry"), if any. */
+static void bad_load_fault(const char *step)
+{
+	const char *f = getenv("CS_BAD_PLUGIN_LOAD");
+	size_t n = strlen(step);
+
+	if (!f || strncmp(f, step, n) != 0 || f[n] != '-')
+		return;
+	if (!strcmp(f + n + 1, "crash"))
+		raise(SIGSEGV);
+	if (!strcmp(f + n + 1, "hang"))
+		for (;;)
+			pause();
+}
+
+__attribute__((constructor)) static void bad_constructor(void)
+{
+	bad_load_fault("ctor");
+}
 
 struct bad_comm {
 	MPI_Comm comm;
 };
 
 static char bad_err[256];
+
+/* Every byte value 1..255 into s[0..len) (NUL-terminated). */
+static void bad_bytes(char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len && i < 255; i++)
+		s[i] = (char)(i + 1);
+	if (len)
+		s[i] = '\0';
+}
 
 static MPI_Datatype bad_mpi_type(cs_dtype_t d)
 {
@@ -94,6 +139,10 @@ static int bad_supports(cs_bcomm_t c, const cs_backend_query_t *q,
 	if (q->op == CS_OP_SUM && bad_mpi_type(q->dtype) != MPI_DATATYPE_NULL &&
 	    q->count <= INT_MAX)
 		return 1;
+	if (getenv("CS_BAD_PLUGIN_BYTES")) {
+		bad_bytes(reason, len);
+		return 0;
+	}
 	snprintf(reason, len, "the bad plugin only sums 32- and 64-bit "
 		 "integers and floats");
 	return 0;
@@ -112,6 +161,10 @@ static int bad_allreduce(const void *s, void *r, size_t count, cs_dtype_t d,
 	(void)stream;
 	MPI_Comm_rank(bc->comm, &rank);
 	MPI_Comm_size(bc->comm, &size);
+	if (getenv("CS_BAD_PLUGIN_BYTES")) {
+		bad_bytes(bad_err, sizeof bad_err);
+		return 1;
+	}
 	if (s != r)
 		memcpy(r, s, count * es);
 	/* THE BUG: the last rank's last element does not take part */
@@ -154,6 +207,13 @@ static const cs_backend_t bad_backend = {
 __attribute__((visibility("default")))
 const cs_backend_t *collspec_backend(uint32_t harness_abi_version)
 {
+	static cs_backend_t bytes;
+
 	(void)harness_abi_version;
-	return &bad_backend;
+	bad_load_fault("entry");
+	if (!getenv("CS_BAD_PLUGIN_BYTES"))
+		return &bad_backend;
+	bytes = bad_backend;
+	bytes.name = "bad\xff\x01" "caf\xc3\xa9";
+	return &bytes;
 }
