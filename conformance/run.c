@@ -720,7 +720,7 @@ static int precheck(const struct worker *w, const struct vcomm *vc,
 
 /* Call the backend and wait for completion; FAIL "error" on a failure. */
 static int call_backend(const struct worker *w, const struct vcomm *vc,
-			const cs_exec_t *e, cs_local_t *l)
+			const cs_exec_t *e, cs_local_t *l, const char *which)
 {
 	const cs_backend_t *b = w->b;
 	char reason[256];
@@ -730,9 +730,8 @@ static int call_backend(const struct worker *w, const struct vcomm *vc,
 		rc = b->synchronize(vc->bcomm, e->stream);
 	if (rc == 0)
 		return 0;
-	snprintf(reason, sizeof reason, "rank %d: call %d of %d returned error "
-		 "%d: %s", w->wrank, e->call + 1, e->ncalls, rc,
-		 b->error_string(vc->bcomm, rc));
+	snprintf(reason, sizeof reason, "rank %d: %s call returned error %d: %s",
+		 w->wrank, which, rc, b->error_string(vc->bcomm, rc));
 	cs_local_set(l, CS_V_FAIL, "error", reason, NULL);
 	return rc;
 }
@@ -751,81 +750,65 @@ static int move(const struct worker *w, cs_exec_t *e, cs_local_t *l, int put)
 	return -1;
 }
 
-/*
- * Cross-rank bitwise identity of the received bits: every rank's
- * fingerprint under a key that comm rank 0 draws after its call returned
- * and that reaches every other rank after its own call returned (khash.c),
- * compared. Collective over vc.
- */
-static void check_identity(const struct vcomm *vc, const cs_exec_t *e,
-			   cs_local_t *l)
+/* Cross-rank bitwise identity of the received bits. */
+static void check_identity(const struct vcomm *vc, uint64_t h, cs_local_t *l)
 {
-	cs_khash_t key = {{0, 0}}, fp, *all;
-	const void *bytes;
-	size_t n;
+	uint64_t *all = malloc((size_t)vc->size * sizeof *all);
 
-	all = malloc((size_t)vc->size * sizeof *all);
-	if (!all)
+	if (!all) {
 		MPI_Abort(MPI_COMM_WORLD, 2);
-	if (vc->rank == 0 && cs_khash_key(&key) != CS_OK)
-		key.h[0] = 0; /* no key: a key is never 0 */
-	MPI_Bcast(key.h, 2, MPI_UINT64_T, 0, vc->comm);
-	bytes = cs_exec_recv_bytes(e, &n);
-	cs_khash(&key, bytes, n, &fp);
-	MPI_Allgather(fp.h, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, vc->comm);
-	if (key.h[0])
-		cs_identity_verdict(all, vc->size, l);
-	else
-		cs_local_set(l, CS_V_FAIL, "harness", "the identity check could "
-			     "not draw its key (no random bytes)", NULL);
+		return;
+	}
+	MPI_Allgather(&h, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, vc->comm);
+	cs_identity_verdict(all, vc->size, l);
 	free(all);
 }
 
-/*
- * Call k of the case's n on every rank, checked in full: inputs, the call,
- * every check of this rank (cs_exec_check_call), the identity across ranks.
- * Returns 1 when the case stops here (some rank failed), else 0.
- */
-static int one_call(const struct worker *w, const struct vcomm *vc,
-		    cs_exec_t *e, cs_local_t *l, int k, int n)
+/* Run the call again on fresh identical inputs: same bits? */
+static void check_determinism(const struct worker *w, const struct vcomm *vc,
+			      cs_exec_t *e, uint64_t h, cs_local_t *l)
 {
-	double t0;
-	int failed, any;
+	char reason[256];
 
-	cs_exec_set_call(e, k, n);
 	cs_exec_fill(e);
-	/* inputs in place on every rank, or no call at all; on the first call
-	 * also a barrier for the timing (host inputs cannot fail to be in
-	 * place: later calls go straight on) */
-	failed = move(w, e, l, 1) != 0;
-	if (k == 0 || w->stream) {
-		MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
-		if (any)
-			return 1;
-	}
-	t0 = MPI_Wtime();
-	failed = call_backend(w, vc, e, l) != 0;
-	if (k == 0)
-		l->seconds = MPI_Wtime() - t0;
-	failed = failed || move(w, e, l, 0) != 0;
-	if (!failed)
-		cs_exec_check_call(e, l);
-	if (cs_coll_same_everywhere(e->c.coll))
-		check_identity(vc, e, l);
-	failed = l->verdict == CS_V_FAIL;
-	MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
-	return any;
+	if (move(w, e, l, 1))
+		return; /* (the others' call may then wait: the driver's timeout) */
+	MPI_Barrier(vc->comm);
+	if (call_backend(w, vc, e, l, "second") != 0 || move(w, e, l, 0))
+		return;
+	if (cs_exec_hash(e) == h)
+		return;
+	snprintf(reason, sizeof reason, "rank %d: the same call on the same "
+		 "inputs gave different bits the second time", w->wrank);
+	cs_local_set(l, CS_V_WARN, "determinism", reason, NULL);
 }
 
-/* The case's calls (--repeat N: 2N - 1 of them) until one fails. */
 static void execute(const struct worker *w, const struct vcomm *vc,
 		    cs_exec_t *e, cs_local_t *l)
 {
-	int k, n = 2 * w->o->repeat - 1;
+	uint64_t h;
+	double t0;
+	int failed, any;
 
-	for (k = 0; k < n; k++)
-		if (one_call(w, vc, e, l, k, n))
-			break;
+	cs_exec_fill(e);
+	/* inputs in place on every rank (a barrier too), or no call at all */
+	failed = move(w, e, l, 1) != 0;
+	MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+	if (any)
+		return;
+	t0 = MPI_Wtime();
+	failed = call_backend(w, vc, e, l, "the") != 0;
+	l->seconds = MPI_Wtime() - t0;
+	failed = failed || move(w, e, l, 0) != 0;
+	if (!failed)
+		cs_exec_check(e, l);
+	h = cs_exec_hash(e);
+	if (cs_coll_same_everywhere(e->c.coll))
+		check_identity(vc, h, l);
+	failed = l->verdict == CS_V_FAIL;
+	MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+	if (!any)
+		check_determinism(w, vc, e, h, l);
 }
 
 /* ---- merging the ranks' verdicts ------------------------------------------ */
