@@ -6,12 +6,14 @@
  *
  * Native MPI datatypes and ops are used where MPI has them; float16,
  * bfloat16 and the fp8 types are contiguous byte types reduced by
- * user-defined ops built on csref/reduce.h. AVG and PREMULSUM are emulated
- * the way NCCL computes them: PREMULSUM and float AVG pre-multiply a copy of
- * the input (cs_op_prepare) and sum; integer AVG sums and then divides
- * (cs_op_finish). In-place calls use MPI_IN_PLACE. Counts above INT_MAX
+ * user-defined ops, bit-commutative (mpi_userops.h). AVG and PREMULSUM are
+ * emulated the way NCCL computes them: PREMULSUM and float AVG
+ * pre-multiply a copy of the input (cs_op_prepare) and sum; integer AVG
+ * sums and then divides (cs_op_finish). In-place calls use MPI_IN_PLACE. Counts above INT_MAX
  * need MPI-4 large-count calls, which an MPI-3 library lacks: such cases
- * are skipped with that reason.
+ * are skipped with that reason. The backend's communicators return MPI
+ * errors (MPI_ERRORS_RETURN); error_string names the failed MPI call and
+ * quotes MPI_Error_string.
  */
 #include <limits.h>
 #include <stdio.h>
