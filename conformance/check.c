@@ -302,11 +302,16 @@ cs_status_t cs_exec_get(cs_exec_t *e)
 
 void cs_exec_free(cs_exec_t *e)
 {
+	int i;
+
 	free_device(e);
 	free(e->buf[0].alloc);
 	free(e->buf[1].alloc);
 	free(e->a2av);
 	free(e->first);
+	for (i = 0; e->kept && i < e->ncalls; i++)
+		free(e->kept[i]);
+	free(e->kept);
 	memset(e, 0, sizeof *e);
 }
 
@@ -763,7 +768,8 @@ void cs_exec_check(const cs_exec_t *e, cs_local_t *l)
 	cs_exec_check_values(e, l);
 }
 
-/* Call 0's received bytes, kept for the determinism comparison. */
+/* Call 0's received bytes, kept for the determinism comparison and the
+ * identity check. */
 static void keep_first(cs_exec_t *e, cs_local_t *l)
 {
 	size_t n;
@@ -772,11 +778,46 @@ static void keep_first(cs_exec_t *e, cs_local_t *l)
 	free(e->first);
 	e->first = malloc(n ? n : 1);
 	if (!e->first) {
-		cs_local_set(l, CS_V_FAIL, "harness", "out of memory for the "
-			     "determinism copy", NULL);
+		cs_local_set(l, CS_V_FAIL, "harness", "out of memory for a copy "
+			     "of the received buffer", NULL);
 		return;
 	}
 	memcpy(e->first, got, n);
+}
+
+void cs_exec_keep(cs_exec_t *e, cs_local_t *l)
+{
+	size_t n;
+	const void *got = cs_exec_recv_bytes(e, &n);
+
+	if (e->call == 0) {
+		if (!e->first)
+			keep_first(e, l);
+		return;
+	}
+	if (!e->kept) {
+		e->kept = calloc((size_t)e->ncalls, sizeof *e->kept);
+		if (!e->kept)
+			goto out_nomem;
+	}
+	if (e->first && memcmp(got, e->first, n) == 0)
+		return; /* call 0's copy stands for it */
+	e->kept[e->call] = malloc(n ? n : 1);
+	if (!e->kept[e->call])
+		goto out_nomem;
+	memcpy(e->kept[e->call], got, n);
+	return;
+out_nomem:
+	cs_local_set(l, CS_V_FAIL, "harness", "out of memory for a copy of "
+		     "the received buffer", NULL);
+}
+
+const void *cs_exec_kept(const cs_exec_t *e, int k, size_t *n)
+{
+	*n = e->recv_n * cs_dtype_size(e->c.dtype);
+	if (k > 0 && e->kept && e->kept[k])
+		return e->kept[k];
+	return e->first;
 }
 
 /* A later call on call 0's inputs: 1 when it received call 0's bytes. */

@@ -131,6 +131,8 @@ typedef struct cs_exec {
 	uint64_t seed0;        /* the case's own seed (inputs of call 0) */
 	int call, ncalls;      /* this call's index, the calls of the case */
 	unsigned char *first;  /* the bytes call 0 received (determinism) */
+	unsigned char **kept;  /* per call: its received bytes when they differ
+				  from call 0's (cs_exec_keep), else NULL */
 } cs_exec_t;
 
 /* A rank's own verdict for one case, gathered to rank 0 and merged. */
@@ -221,6 +223,18 @@ void cs_exec_check(const cs_exec_t *e, cs_local_t *l);
  * are WARN "determinism" and get the value check of their own.
  */
 void cs_exec_check_call(cs_exec_t *e, cs_local_t *l);
+
+/*
+ * Keep what call e->call received until the case ends, for an identity
+ * check made after all calls (cs_exec_kept): call 0's bytes are already
+ * kept; a later call's only when they differ from call 0's. FAIL "harness"
+ * in l when out of memory.
+ */
+void cs_exec_keep(cs_exec_t *e, cs_local_t *l);
+
+/* The bytes call k (a call already made) received, as kept (n: their
+ * size); NULL when they could not be kept (no memory). */
+const void *cs_exec_kept(const cs_exec_t *e, int k, size_t *n);
 
 /* The received range's bytes and their size. */
 const void *cs_exec_recv_bytes(const cs_exec_t *e, size_t *n);
@@ -348,9 +362,10 @@ int cs_coll_same_everywhere(cs_coll_t c);
 /* Identity across the n ranks of one communicator, given each comm
  * rank's fingerprint of its received bits (fp[q]: the keyed fingerprint of
  * comm rank q, or in one process the lowest comm rank whose bits are
- * equal, in h[0]): when some differ from comm rank 0's, the first such
- * rank, if it is l's, gets FAIL "identity". */
-void cs_identity_verdict(const cs_khash_t *fp, int n, cs_local_t *l);
+ * equal, in h[0]) after call k of ncalls: when some differ from comm
+ * rank 0's, the first such rank, if it is l's, gets FAIL "identity". */
+void cs_identity_verdict(const cs_khash_t *fp, int n, int k, int ncalls,
+			 cs_local_t *l);
 
 /*
  * The result of case hc from the n ranks' own verdicts all[0..n) (world

@@ -249,7 +249,7 @@ static int identity_class(const struct ipw *w, const struct ipvar *vc, int q)
 
 /* Identity of the received bits within each group of the variant, byte for
  * byte: a rank's fingerprint is its identity class. */
-static void identity_all(struct ipw *w, const struct ipvar *vc)
+static void identity_all(struct ipw *w, const struct ipvar *vc, int k)
 {
 	int *cls = malloc((size_t)w->P * sizeof *cls), r, q;
 
@@ -265,23 +265,15 @@ static void identity_all(struct ipw *w, const struct ipvar *vc)
 		for (q = 0; q < w->P; q++)
 			if (vc->color[q] == vc->color[r])
 				w->fp[vc->rank[q]].h[0] = (uint64_t)cls[q];
-		cs_identity_verdict(w->fp, vc->size[r], &w->l[r]);
+		cs_identity_verdict(w->fp, vc->size[r], k, w->e[r].ncalls,
+				    &w->l[r]);
 	}
 	free(cls);
 }
 
-static int any_fail(const struct ipw *w)
-{
-	int r;
-
-	for (r = 0; r < w->P; r++)
-		if (w->l[r].verdict == CS_V_FAIL)
-			return 1;
-	return 0;
-}
-
-/* Call k of the case's n on every rank, checked in full. Returns 1 when
- * the case stops here (some rank failed), else 0. */
+/* Call k of the case's n on every rank, checked in full, the identity
+ * across ranks included. Returns 1 when the case cannot go on (inputs not
+ * in place). */
 static int one_call(struct ipw *w, const struct ipvar *vc, int k, int n)
 {
 	char which[48];
@@ -305,11 +297,12 @@ static int one_call(struct ipw *w, const struct ipvar *vc, int k, int n)
 		if (!w->bad[r])
 			cs_exec_check_call(&w->e[r], &w->l[r]);
 	if (cs_coll_same_everywhere(w->e[0].c.coll))
-		identity_all(w, vc);
-	return any_fail(w);
+		identity_all(w, vc, k);
+	return 0;
 }
 
-/* The case's calls (--repeat N: 2N - 1 of them) until one fails. */
+/* The case's calls (--repeat N: 2N - 1 of them), all made whatever the
+ * earlier ones gave. */
 static void execute(struct ipw *w, const struct ipvar *vc)
 {
 	int k, n = 2 * w->o->repeat - 1;

@@ -720,7 +720,7 @@ static int precheck(const struct worker *w, const struct vcomm *vc,
 
 /* Call the backend and wait for completion; FAIL "error" on a failure. */
 static int call_backend(const struct worker *w, const struct vcomm *vc,
-			const cs_exec_t *e, cs_local_t *l, const char *which)
+			const cs_exec_t *e, cs_local_t *l)
 {
 	const cs_backend_t *b = w->b;
 	char reason[256];
@@ -730,8 +730,9 @@ static int call_backend(const struct worker *w, const struct vcomm *vc,
 		rc = b->synchronize(vc->bcomm, e->stream);
 	if (rc == 0)
 		return 0;
-	snprintf(reason, sizeof reason, "rank %d: %s call returned error %d: %s",
-		 w->wrank, which, rc, b->error_string(vc->bcomm, rc));
+	snprintf(reason, sizeof reason, "rank %d: call %d of %d returned error "
+		 "%d: %s", w->wrank, e->call + 1, e->ncalls, rc,
+		 b->error_string(vc->bcomm, rc));
 	cs_local_set(l, CS_V_FAIL, "error", reason, NULL);
 	return rc;
 }
@@ -750,65 +751,91 @@ static int move(const struct worker *w, cs_exec_t *e, cs_local_t *l, int put)
 	return -1;
 }
 
-/* Cross-rank bitwise identity of the received bits. */
-static void check_identity(const struct vcomm *vc, uint64_t h, cs_local_t *l)
+/*
+ * Cross-rank bitwise identity of what each of the case's first `made`
+ * calls received, checked once after the last call: every rank fingerprints the
+ * bytes it kept of each call (cs_exec_kept) under a key that comm rank 0
+ * draws then, and that reaches every other rank after its own calls
+ * returned (khash.c); the fingerprints are compared call by call.
+ * Collective over vc: one broadcast and one allgather per case.
+ */
+static void check_identity(const struct vcomm *vc, const cs_exec_t *e,
+			   int made, cs_local_t *l)
 {
-	uint64_t *all = malloc((size_t)vc->size * sizeof *all);
+	size_t K = (size_t)made, P = (size_t)vc->size, n, k, q;
+	cs_khash_t key = {{0, 0}}, *mine, *all, *col;
+	const void *bytes;
 
-	if (!all) {
+	mine = calloc(K + P * K + P, sizeof *mine);
+	if (!mine)
 		MPI_Abort(MPI_COMM_WORLD, 2);
-		return;
+	all = mine + K;
+	col = all + P * K;
+	if (vc->rank == 0 && cs_khash_key(&key) != CS_OK)
+		key.h[0] = 0; /* no key: a key is never 0 */
+	MPI_Bcast(key.h, 2, MPI_UINT64_T, 0, vc->comm);
+	for (k = 0; k < K; k++)
+		if ((bytes = cs_exec_kept(e, (int)k, &n)) != NULL)
+			cs_khash(&key, bytes, n, &mine[k]);
+	MPI_Allgather(mine, (int)(2 * K), MPI_UINT64_T, all, (int)(2 * K),
+		      MPI_UINT64_T, vc->comm);
+	for (k = 0; k < K && key.h[0]; k++) {
+		for (q = 0; q < P; q++)
+			col[q] = all[q * K + k];
+		cs_identity_verdict(col, vc->size, (int)k, e->ncalls, l);
 	}
-	MPI_Allgather(&h, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, vc->comm);
-	cs_identity_verdict(all, vc->size, l);
-	free(all);
+	if (!key.h[0])
+		cs_local_set(l, CS_V_FAIL, "harness", "the identity check could "
+			     "not draw its key (no random bytes)", NULL);
+	free(mine);
 }
 
-/* Run the call again on fresh identical inputs: same bits? */
-static void check_determinism(const struct worker *w, const struct vcomm *vc,
-			      cs_exec_t *e, uint64_t h, cs_local_t *l)
+/*
+ * Call k of the case's n on every rank, checked in full by this rank:
+ * inputs, the call, every check of cs_exec_check_call; what it received is
+ * kept for the identity check after the last call. No synchronisation
+ * beyond the backend's own, except on the first call (a barrier for the
+ * timing) and for device memory (inputs in place on every rank, or no
+ * call). Returns 1 when the case cannot go on (inputs not in place).
+ */
+static int one_call(const struct worker *w, const struct vcomm *vc,
+		    cs_exec_t *e, cs_local_t *l, int k, int n)
 {
-	char reason[256];
-
-	cs_exec_fill(e);
-	if (move(w, e, l, 1))
-		return; /* (the others' call may then wait: the driver's timeout) */
-	MPI_Barrier(vc->comm);
-	if (call_backend(w, vc, e, l, "second") != 0 || move(w, e, l, 0))
-		return;
-	if (cs_exec_hash(e) == h)
-		return;
-	snprintf(reason, sizeof reason, "rank %d: the same call on the same "
-		 "inputs gave different bits the second time", w->wrank);
-	cs_local_set(l, CS_V_WARN, "determinism", reason, NULL);
-}
-
-static void execute(const struct worker *w, const struct vcomm *vc,
-		    cs_exec_t *e, cs_local_t *l)
-{
-	uint64_t h;
 	double t0;
 	int failed, any;
 
+	cs_exec_set_call(e, k, n);
 	cs_exec_fill(e);
-	/* inputs in place on every rank (a barrier too), or no call at all */
 	failed = move(w, e, l, 1) != 0;
-	MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
-	if (any)
-		return;
+	if (k == 0 || w->stream) {
+		MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+		if (any)
+			return 1;
+	}
 	t0 = MPI_Wtime();
-	failed = call_backend(w, vc, e, l, "the") != 0;
-	l->seconds = MPI_Wtime() - t0;
+	failed = call_backend(w, vc, e, l) != 0;
+	if (k == 0)
+		l->seconds = MPI_Wtime() - t0;
 	failed = failed || move(w, e, l, 0) != 0;
 	if (!failed)
-		cs_exec_check(e, l);
-	h = cs_exec_hash(e);
+		cs_exec_check_call(e, l);
 	if (cs_coll_same_everywhere(e->c.coll))
-		check_identity(vc, h, l);
-	failed = l->verdict == CS_V_FAIL;
-	MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
-	if (!any)
-		check_determinism(w, vc, e, h, l);
+		cs_exec_keep(e, l);
+	return 0;
+}
+
+/* The case's calls (--repeat N: 2N - 1 of them), all made whatever the
+ * earlier ones gave, then the identity of every call across ranks. */
+static void execute(const struct worker *w, const struct vcomm *vc,
+		    cs_exec_t *e, cs_local_t *l)
+{
+	int k, n = 2 * w->o->repeat - 1;
+
+	for (k = 0; k < n; k++)
+		if (one_call(w, vc, e, l, k, n))
+			break;
+	if (k > 0 && cs_coll_same_everywhere(e->c.coll))
+		check_identity(vc, e, k, l);
 }
 
 /* ---- merging the ranks' verdicts ------------------------------------------ */

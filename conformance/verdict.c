@@ -77,9 +77,10 @@ int cs_coll_same_everywhere(cs_coll_t c)
 	       c == CS_COLL_BROADCAST;
 }
 
-void cs_identity_verdict(const cs_khash_t *fp, int n, cs_local_t *l)
+void cs_identity_verdict(const cs_khash_t *fp, int n, int k, int ncalls,
+			 cs_local_t *l)
 {
-	char reason[256], detail[1024];
+	char reason[256], detail[1024], call[64] = "";
 	size_t used = 0;
 	int q, bad = -1;
 
@@ -88,8 +89,12 @@ void cs_identity_verdict(const cs_khash_t *fp, int n, cs_local_t *l)
 			bad = q;
 	if (bad < 0 || l->comm_rank != bad)
 		return;
+	if (ncalls > 1)
+		snprintf(call, sizeof call, " in call %d of %d (%s)", k + 1,
+			 ncalls, cs_exec_call_fresh(k) ? "fresh inputs"
+			 : k ? "the inputs of call 1" : "the case's inputs");
 	snprintf(reason, sizeof reason, "ranks 0 and %d of the communicator "
-		 "received different bits", bad);
+		 "received different bits%s", bad, call);
 	for (q = 0; q < n && used < sizeof detail; q++)
 		used += (size_t)snprintf(detail + used, sizeof detail - used,
 					 "comm rank %d: fingerprint of the "
