@@ -5,7 +5,9 @@
  * result S is formed in double-double with error-free transformations
  * (TwoSum, TwoProduct via fma); the bound includes the oracle's own error
  * and is inflated slightly so that its own evaluation in double cannot make
- * it unsound.
+ * it unsound. Where a partial result may overflow, the golden value also
+ * says which infinities a non-saturating implementation may reach and which
+ * finite results a saturating one may return ("Overflow").
  */
 #include <math.h>
 #include <stdbool.h>
@@ -91,6 +93,9 @@ struct kconst {
 	int valid, P;
 	cs_dtype_t d;
 	double u, eta, th, maxf, grow;
+	double th2; /* theta(P-2, u): the roundings below a sum's last step */
+	double thr; /* the least magnitude that overflows (float8_e4m3: any
+		       above it), spec 2.2 */
 };
 
 static const struct kconst *consts(cs_dtype_t d, int P)
@@ -108,6 +113,8 @@ static const struct kconst *consts(cs_dtype_t d, int P)
 	k.maxf = cs_max_finite(d);
 	c = (1 + k.u) * (1 + k.eta);
 	k.grow = (k.th + 1) * (cs_theta(P - 1, c - 1) + 1); /* (1+u)^(P-1) c^(P-1) */
+	k.th2 = cs_theta(P - 2, k.u);
+	k.thr = k.maxf + ldexp(1.0, cs_dtype_emax(d) - cs_dtype_prec(d));
 	k.valid = 1;
 	return &k;
 }
@@ -139,6 +146,48 @@ static void set_exact_bits(cs_golden_t *g, uint64_t bits, uint32_t flags)
 	g->bits = g->bits_alt = bits;
 	g->bound = 0;
 	g->flags |= CS_G_EXACT | flags;
+}
+
+static void set_sat(cs_golden_t *g, double lo, double hi)
+{
+	g->sat_lo = lo;
+	g->sat_hi = hi;
+	g->flags |= CS_G_SAT;
+}
+
+/* Whether a step whose exact result is z (at most, in magnitude) may
+ * overflow: z reaches the threshold (float8_e4m3: exceeds 464). */
+static bool may_overflow(cs_dtype_t d, const struct kconst *k, double z)
+{
+	z *= 1 + 0x1p-50; /* z itself was evaluated in double */
+	return !isfinite(z) || z > k->thr ||
+	       (z == k->thr && !cs_fmt_of(d).fn);
+}
+
+/* The flags of a possible overflow: pos and neg bound the exact value of
+ * every step of every order from above and below in magnitude (spec
+ * 4.9). */
+static void set_ovf(cs_dtype_t d, const struct kconst *k, double pos,
+		    double neg, cs_golden_t *g)
+{
+	uint32_t f = 0;
+
+	if (may_overflow(d, k, pos))
+		f |= CS_G_OVF_POS;
+	if (may_overflow(d, k, neg))
+		f |= CS_G_OVF_NEG;
+	/* float8_e4m3 overflows to NaN; elsewhere +Inf must meet -Inf */
+	if ((f && cs_fmt_of(d).fn) || f == (CS_G_OVF_POS | CS_G_OVF_NEG))
+		f |= CS_G_OVF_NAN;
+	g->flags |= f;
+}
+
+/* Saturation is a conforming overflow behaviour of the float8 formats only
+ * (what NCCL's SATFINITE conversions do); the IEEE formats overflow to
+ * infinity. */
+static bool saturation_defined(cs_dtype_t d)
+{
+	return d == CS_DTYPE_FLOAT8_E4M3 || d == CS_DTYPE_FLOAT8_E5M2;
 }
 
 /* ---- integers ------------------------------------------------------------ */
@@ -189,6 +238,12 @@ static void golden_maxmin(cs_dtype_t d, cs_op_t op, int P, const uint64_t *x,
 		g->flags |= CS_G_NANRULE;
 	else if (cs_isnan_bits(d, ign))
 		g->flags |= CS_G_NAN;
+	/* a saturating step turns an infinite extreme into the largest
+	 * finite value of its sign; one rank performs no step */
+	if (P >= 2 && isinf(best) && saturation_defined(d)) {
+		double m = copysign(consts(d, P)->maxf, best);
+		set_sat(g, m, m);
+	}
 }
 
 /* ---- non-finite inputs --------------------------------------------------- */
@@ -217,19 +272,152 @@ static bool golden_sum_special(cs_dtype_t d, const double *t, int n,
 	}
 	if (pinf || ninf) {
 		const struct kconst *k = consts(d, n);
-		double Af = 0;
+		double other = 0; /* finite mass of the sign opposite the Inf */
 		for (i = 0; i < n; i++)
-			Af += isfinite(t[i]) ? fabs(t[i]) : 0;
+			if (isfinite(t[i]) && (t[i] < 0) == pinf)
+				other += fabs(t[i]);
 		g->s_hi = pinf ? INFINITY : -INFINITY;
 		/* finite partials that can reach the other infinity: NaN too */
 		set_exact_bits(g, cs_from_f64(d, g->s_hi, 0),
-			       Af * (1 + k->th) * (1 + k->u) > k->maxf ? CS_G_NAN_OK : 0);
+			       may_overflow(d, k, other * (1 + k->th2)) ? CS_G_NAN_OK : 0);
 		return true;
 	}
 	return false;
 }
 
+/* ---- the saturating profile ---------------------------------------------- */
+
+/* z (a float8 product, exact in double) rounded to nearest in d, with
+ * overflow to the largest finite value of its sign (infinities included);
+ * NaN stays NaN. */
+static double round_sat(cs_dtype_t d, double z)
+{
+	return cs_to_f64(d, cs_from_f64(d, z, 1));
+}
+
+/*
+ * What a saturating sum over terms y[0..n), n >= 2, can return (spec 4.9).
+ * Exactly, over all orders: from max(-M, min(M, pos) + neg) to
+ * min(M, max(-M, neg) + pos), pos and neg the sums of the positive and of
+ * the negative terms; an infinite term becomes M in its one step and
+ * absorbs that step's partner. With roundings, each mass grows or shrinks
+ * by g = (1+u)^(n-1) (1+u) at most.
+ */
+struct satsum {
+	double pos, neg, a;      /* finite sums: > 0 terms, < 0 terms, |all| */
+	double maxneg, minpos;   /* negative / positive terms nearest to 0 */
+	int pinf, ninf, nonneg, nonpos;
+};
+
+static void satsum_add(struct satsum *s, double y)
+{
+	if (isinf(y)) {
+		s->pinf += y > 0;
+		s->ninf += y < 0;
+		return;
+	}
+	s->a += fabs(y);
+	s->nonneg += y >= 0;
+	s->nonpos += y <= 0;
+	if (y > 0) {
+		s->pos += y;
+		s->minpos = fmin(s->minpos, y);
+	} else if (y < 0) {
+		s->neg += y;
+		s->maxneg = fmax(s->maxneg, y);
+	}
+}
+
+static void sat_sum_hull(cs_dtype_t d, const double *y, int n, cs_golden_t *g)
+{
+	const struct kconst *k = consts(d, n);
+	struct satsum s = {0, 0, 0, -INFINITY, INFINITY, 0, 0, 0, 0};
+	double m = k->maxf, gr = (1 + k->th) * (1 + k->u), lo, hi, e;
+	int i;
+
+	for (i = 0; i < n; i++)
+		satsum_add(&s, y[i]);
+	if (s.pinf && s.ninf) {
+		if (n == 2) /* they meet each other: NaN only */
+			return;
+		set_sat(g, -m, m);
+		return;
+	}
+	/* the partner a lone Inf absorbs: the one that costs least */
+	if (s.pinf == 1 && !s.nonneg)
+		s.neg -= s.maxneg;
+	if (s.ninf == 1 && !s.nonpos)
+		s.pos -= s.minpos;
+	/* an Inf's own step is exact: n - 2 roundings above it */
+	lo = s.ninf ? -m : s.pinf ? m / (1 + k->th2) + s.neg * gr
+		   : fmin(m, s.pos) / gr + s.neg * gr;
+	hi = s.pinf ? m : s.ninf ? s.pos * gr - m / (1 + k->th2)
+		   : s.pos * gr - fmin(m, -s.neg) / gr;
+	e = n * 0x1p-52 * (s.a + m); /* the evaluation of lo and hi */
+	set_sat(g, fmax(-m, lo - e), fmin(m, hi + e));
+}
+
+/*
+ * Sum-like ops under saturation: the prepared terms are y_q = x_q (SUM) or
+ * the premultiplication rounded with saturation (PREMULSUM: alpha_q x_q;
+ * AVG: c x_q). y[] has room for P terms.
+ */
+static void golden_sat_sumlike(cs_dtype_t d, cs_op_t op, int P,
+			       const uint64_t *x, const uint64_t *alpha,
+			       double *y, cs_golden_t *g)
+{
+	double c = op == CS_OP_AVG ? cs_to_f64(d, cs_avg_scalar(d, P)) : 1;
+	int i;
+
+	if (!saturation_defined(d))
+		return;
+	for (i = 0; i < P; i++) {
+		double v = cs_to_f64(d, x[i]);
+		if (op == CS_OP_PREMULSUM)
+			v = round_sat(d, cs_to_f64(d, alpha[i]) * v);
+		else if (op == CS_OP_AVG)
+			v = round_sat(d, c * v);
+		if (isnan(v))
+			return;
+		y[i] = v;
+	}
+	if (P >= 2)
+		sat_sum_hull(d, y, P, g);
+	else if (op != CS_OP_SUM) /* one rank: the premultiplication only */
+		set_sat(g, y[0], y[0]);
+}
+
 /* ---- float sum, avg, premulsum ------------------------------------------- */
+
+/*
+ * The positive and negative masses of the terms as the steps of a sum see
+ * them: x_q (SUM; AVG summed first, the larger path), alpha_q x_q exact or
+ * rounded (PREMULSUM). Terms of one sign only: every partial of every
+ * order keeps that sign (or is zero), with or without saturation.
+ */
+static void golden_sum_masses(cs_dtype_t d, cs_op_t op, int P,
+			      const uint64_t *x, const uint64_t *alpha,
+			      double *pos, double *neg, cs_golden_t *g)
+{
+	int i;
+
+	*pos = *neg = 0;
+	for (i = 0; i < P; i++) {
+		double v = cs_to_f64(d, x[i]), a;
+		if (op == CS_OP_PREMULSUM) {
+			v *= cs_to_f64(d, alpha[i]);
+			a = fmax(fabs(v), fabs(cs_to_f64(d, cs_from_f64(d, v, 0))));
+		} else {
+			a = fabs(v);
+		}
+		*pos += v > 0 ? a : 0;
+		*neg += v < 0 ? a : 0;
+	}
+	if (*neg == 0)
+		g->flags |= CS_G_NONNEG;
+	if (*pos == 0)
+		g->flags |= CS_G_NONPOS;
+}
 
 /* Exact sum of the terms divided by div (1 for SUM and PREMULSUM, P for
  * AVG), with a power-of-two rescale near the top of the double range so that
@@ -259,9 +447,10 @@ static dd_t exact_sum(double *t, int n, double A, double div)
 	return s;
 }
 
-/* Fill the golden float of a sum-like op given S, A, B and flags. */
+/* Fill the golden float given S, B, the oracle's error and the bounds on
+ * every partial above (pos) and below (-neg) of every order. */
 static void finish_float(cs_dtype_t d, int P, dd_t S, double B, double Eor,
-			 double partial_max, cs_golden_t *g)
+			 double pos, double neg, cs_golden_t *g)
 {
 	const struct kconst *k = consts(d, P);
 	double fuzz = 1 + (P + 8) * 0x1p-50;
@@ -270,9 +459,7 @@ static void finish_float(cs_dtype_t d, int P, dd_t S, double B, double Eor,
 	g->s_lo = S.lo;
 	g->bound = (B + Eor) * fuzz + 0x1p-1074;
 	g->bits = g->bits_alt = round_dd(d, S);
-	if (partial_max * (1 + k->u) > k->maxf ||
-	    !isfinite(partial_max))
-		g->flags |= CS_G_OVF;
+	set_ovf(d, k, pos, neg, g);
 }
 
 /*
@@ -283,7 +470,7 @@ static void golden_sumlike(cs_dtype_t d, cs_op_t op, int P, const uint64_t *x,
 			   const uint64_t *alpha, double *t, cs_golden_t *g)
 {
 	const struct kconst *k = consts(d, P);
-	double u = k->u, eta = k->eta, th = k->th, A = 0, B, Eor, pmax;
+	double u = k->u, eta = k->eta, th = k->th, A = 0, B, Eor, pos, neg;
 	int n = 0, i;
 	dd_t S;
 
@@ -300,18 +487,19 @@ static void golden_sumlike(cs_dtype_t d, cs_op_t op, int P, const uint64_t *x,
 			t[n++] = v;
 		}
 	}
-	if (golden_sum_special(d, t, n, g))
+	if (golden_sum_special(d, t, n, g)) {
+		golden_sat_sumlike(d, op, P, x, alpha, t, g);
 		return;
+	}
 	for (i = 0; i < n; i++)
 		A += fabs(t[i]);
+	golden_sum_masses(d, op, P, x, alpha, &pos, &neg, g);
 	S = exact_sum(t, n, A, op == CS_OP_AVG ? (double)P : 1.0);
 	Eor = 2.0 * n * n * 0x1p-106 * A + n * 0x1p-1073;
 	if (op == CS_OP_SUM) {
 		B = th * A + u * fabs(S.hi);
-		pmax = A * (1 + th);
 	} else if (op == CS_OP_PREMULSUM) {
 		B = ((1 + u) * (1 + th) - 1) * A + P * eta * (1 + th) + u * fabs(S.hi);
-		pmax = A * (1 + u) * (1 + th);
 	} else { /* AVG */
 		double up = u + 0x1p-53;
 		Eor = Eor / P + 4 * 0x1p-104 * fabs(S.hi);
@@ -319,11 +507,13 @@ static void golden_sumlike(cs_dtype_t d, cs_op_t op, int P, const uint64_t *x,
 		    P * eta * (1 + th) + eta + u * fabs(S.hi);
 		if (1.0 / P < ldexp(1.0, cs_dtype_emin(d))) /* c is subnormal */
 			B += eta * (1 + u) * (1 + th) * A;
-		pmax = A * (1 + th); /* the sum-then-divide path */
 	}
-	finish_float(d, P, S, B, Eor, pmax, g);
+	/* a step's exact value: its terms grown by the roundings below it */
+	finish_float(d, P, S, B, Eor, pos * (1 + k->th2), neg * (1 + k->th2), g);
 	if (S.hi == 0)
 		g->flags |= CS_G_ANY_ZERO;
+	if (g->flags & CS_G_OVF)
+		golden_sat_sumlike(d, op, P, x, alpha, t, g);
 }
 
 /* ---- float prod ---------------------------------------------------------- */
@@ -408,16 +598,100 @@ static double scaled_value(dd_t m, long e, double *lo)
 	return ldexp(m.hi, ec);
 }
 
+/* The underflow term (P-1) eta M (1+u)^(P-1) c^(P-1) of B_prod, formed
+ * with eta's exponent applied last so that it neither underflows (float64)
+ * nor overflows early. */
+static double prod_underflow(cs_dtype_t d, const struct kconst *k, int P,
+			     const struct scaled *M)
+{
+	double unused;
+
+	return scaled_value((dd_t){M->m.hi * (P - 1) * k->grow, 0},
+			    M->e + cs_dtype_emin(d) - cs_dtype_prec(d), &unused);
+}
+
+/* Product of the magnitudes below 1, but the one at index skip. */
+static struct scaled prod_small(cs_dtype_t d, int P, const uint64_t *x,
+				int skip)
+{
+	struct scaled m = {{1, 0}, 0};
+	int i;
+
+	for (i = 0; i < P; i++) {
+		double a = fabs(cs_to_f64(d, x[i]));
+		if (a < 1 && i != skip)
+			scaled_mul(&m, a);
+	}
+	return m;
+}
+
+/*
+ * prod under saturation (spec 4.9), P >= 2, no NaN input: the sign is the
+ * product of the signs; the magnitude lies between min(M, L) s and
+ * min(M, |S|), L the product of the factors >= 1 (an Inf counts as M and
+ * absorbs the partner of its one step), s that of the factors below 1,
+ * widened by the roundings as B_prod is.
+ */
+static void golden_sat_prod(cs_dtype_t d, int P, const uint64_t *x,
+			    cs_golden_t *g)
+{
+	const struct kconst *k = consts(d, P);
+	struct scaled L = {{1, 0}, 0}, s;
+	double m = k->maxf, top = 0, big, lo, hi, ufl, unused;
+	int inf = 0, zero = 0, large = 0, neg = 0, itop = -1, i;
+
+	if (!saturation_defined(d))
+		return;
+	for (i = 0; i < P; i++) {
+		double v = cs_to_f64(d, x[i]), a = fabs(v);
+		if (isnan(v))
+			return;
+		neg ^= signbit(v) != 0;
+		inf += isinf(v) != 0;
+		zero |= a == 0;
+		large |= a >= 1 && !isinf(a);
+		if (a >= 1)
+			scaled_mul(&L, fmin(a, m));
+		else if (a > top)
+			top = a, itop = i;
+	}
+	if (zero) { /* M * 0 = 0 once an Inf has met a partner */
+		if (inf && P >= 3)
+			set_sat(g, -0.0, 0.0);
+		return;
+	}
+	/* one Inf among factors below 1 absorbs the largest of them */
+	s = prod_small(d, P, x, inf == 1 && !large ? itop : -1);
+	big = scaled_value(L.m, L.e, &unused);
+	scaled_mul(&s, inf || big >= m ? m : big);
+	lo = scaled_value(s.m, s.e, &unused) / (1 + k->th);
+	hi = inf ? m : fabs(g->s_hi) * (1 + k->th);
+	/* no partial reaches the subnormal range: no underflow term */
+	s = prod_small(d, P, x, -1);
+	ufl = scaled_value(s.m, s.e, &unused) / (1 + k->th) >=
+	      ldexp(1.0, cs_dtype_emin(d)) ? 0 : prod_underflow(d, k, P, &L);
+	lo = fmax(0, lo - ufl - 0x1p-1074);
+	hi = fmin(m, hi + ufl);
+	if (neg)
+		set_sat(g, -hi, -lo);
+	else
+		set_sat(g, lo, hi);
+}
+
 static void golden_prod(cs_dtype_t d, int P, const uint64_t *x, cs_golden_t *g)
 {
 	const struct kconst *k = consts(d, P);
 	struct scaled S = {{1, 0}, 0}, M = {{1, 0}, 0};
-	double ulow, mval, unused, B, Eor;
+	double mval, unused, B, Eor;
+	bool neg = golden_prod_neg(d, P, x);
 	dd_t s;
 	int i;
 
-	if (golden_prod_special(d, P, x, g))
+	if (golden_prod_special(d, P, x, g)) {
+		if (P >= 2)
+			golden_sat_prod(d, P, x, g);
 		return;
+	}
 	for (i = 0; i < P; i++) {
 		double v = cs_to_f64(d, x[i]);
 		scaled_mul(&S, v);
@@ -425,19 +699,28 @@ static void golden_prod(cs_dtype_t d, int P, const uint64_t *x, cs_golden_t *g)
 	}
 	s.hi = scaled_value(S.m, S.e, &s.lo);
 	if (s.hi == 0) /* the sign of a zero product is the product of signs */
-		s.hi = golden_prod_neg(d, P, x) ? -0.0 : 0.0;
-	/* (P-1) eta M (1+u)^(P-1) c^(P-1), formed with eta's exponent applied
-	 * last so that it neither underflows (float64) nor overflows early */
-	ulow = scaled_value((dd_t){M.m.hi * (P - 1) * k->grow, 0},
-			    M.e + cs_dtype_emin(d) - cs_dtype_prec(d), &unused);
-	mval = scaled_value(M.m, M.e, &unused);
-	B = k->th * fabs(s.hi) + ulow;
+		s.hi = neg ? -0.0 : 0.0;
+	mval = scaled_value(M.m, M.e, &unused) * k->grow;
+	B = k->th * fabs(s.hi) + prod_underflow(d, k, P, &M);
 	Eor = 8.0 * P * 0x1p-104 * fabs(s.hi) + 0x1p-1073;
-	finish_float(d, P, s, B, Eor, mval * k->grow, g);
+	g->flags |= neg ? CS_G_NONPOS : CS_G_NONNEG;
+	/* the result has the sign of the product; a zero factor makes an
+	 * overflowing partial a NaN (Inf * 0), never an infinity */
+	if (S.m.hi == 0)
+		finish_float(d, P, s, B, Eor, 0, 0, g);
+	else
+		finish_float(d, P, s, B, Eor, neg ? 0 : mval, neg ? mval : 0, g);
+	if (may_overflow(d, k, mval) && (S.m.hi == 0 || cs_fmt_of(d).fn ||
+					 golden_prod_tiny(d, P, x)))
+		g->flags |= CS_G_OVF_NAN;
+	if (P >= 2 && (g->flags & CS_G_OVF))
+		golden_sat_prod(d, P, x, g);
 }
 
-/* Float AVG is exact only when 1/P is a power of two that the dtype can
- * scale an exact-mode sum by without underflow: log2 P <= emax-emin+p-1. */
+/* Float AVG is exact only when its scalar c = RN(1/P) is 1/P itself: P a
+ * power of two with 1/P at least the least subnormal, log2 P <= p-1-emin
+ * (float8_e4m3: P <= 512). Beyond, c rounds to 0 or to 2^(emin-p+1) and
+ * the premultiplied terms are not the exact-mode x_q / P (spec 4.10). */
 static bool avg_can_be_exact(cs_dtype_t d, int P)
 {
 	int lg = 0;
@@ -446,7 +729,7 @@ static bool avg_can_be_exact(cs_dtype_t d, int P)
 		return false;
 	while ((1 << lg) < P)
 		lg++;
-	return lg <= cs_dtype_emax(d) - cs_dtype_emin(d) + cs_dtype_prec(d) - 1;
+	return lg <= cs_dtype_prec(d) - 1 - cs_dtype_emin(d);
 }
 
 void cs_golden_reduce(cs_dtype_t d, cs_op_t op, int P, const uint64_t *x,
@@ -456,6 +739,7 @@ void cs_golden_reduce(cs_dtype_t d, cs_op_t op, int P, const uint64_t *x,
 	double *t = stack_terms;
 
 	g->s_hi = g->s_lo = 0;
+	g->sat_lo = g->sat_hi = 0;
 	g->flags = 0;
 	g->bound = 0;
 	if (!cs_is_float(d)) {
@@ -484,6 +768,10 @@ void cs_golden_reduce(cs_dtype_t d, cs_op_t op, int P, const uint64_t *x,
 	if ((exact || P == 1) && !(g->flags & CS_G_NAN) &&
 	    !(op == CS_OP_AVG && !avg_can_be_exact(d, P)))
 		g->flags |= CS_G_EXACT;
+	/* exact-mode inputs never overflow, whatever the bound on partials
+	 * says (spec 7) */
+	if (exact)
+		g->flags &= ~(CS_G_OVF | CS_G_SAT);
 }
 
 void cs_golden_moved(cs_dtype_t d, uint64_t bits, cs_golden_t *g)
@@ -492,5 +780,6 @@ void cs_golden_moved(cs_dtype_t d, uint64_t bits, cs_golden_t *g)
 	g->s_hi = cs_is_float(d) ? cs_to_f64(d, bits) : (double)cs_int_value(d, bits);
 	g->s_lo = 0;
 	g->bound = 0;
+	g->sat_lo = g->sat_hi = 0;
 	g->flags = CS_G_EXACT | CS_G_MOVED;
 }

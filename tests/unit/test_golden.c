@@ -292,9 +292,9 @@ static void test_golden_values(void **state)
 	{
 		cs_cmp_elem_t e;
 		assert_int_equal(cs_compare_elem(f, &g, x[0], &e), CS_CMP_EXACT);
-		assert_int_equal(e.obs, CS_OBS_NAN_IGNORE);
+		assert_int_equal(e.obs_bits, CS_OBS_BIT(CS_OBS_NAN_IGNORE));
 		assert_int_equal(cs_compare_elem(f, &g, x[1], &e), CS_CMP_EXACT);
-		assert_int_equal(e.obs, CS_OBS_NAN_PROPAGATE);
+		assert_int_equal(e.obs_bits, CS_OBS_BIT(CS_OBS_NAN_PROPAGATE));
 		assert_int_equal(cs_compare_elem(f, &g, cs_from_f64(f, 3, 0), &e),
 				 CS_CMP_WRONG);
 	}
@@ -312,9 +312,9 @@ static void test_golden_values(void **state)
 	{
 		cs_cmp_elem_t e;
 		assert_int_not_equal(cs_compare_elem(e4, &g, 0x7f, &e), CS_CMP_WRONG);
-		assert_int_equal(e.obs, CS_OBS_OVF_NONFINITE);
+		assert_int_equal(e.obs_bits, CS_OBS_BIT(CS_OBS_OVF_NONFINITE));
 		assert_int_equal(cs_compare_elem(e4, &g, 0x7e, &e), CS_CMP_WITHIN);
-		assert_int_equal(e.obs, CS_OBS_OVF_SATURATE);
+		assert_int_equal(e.obs_bits, CS_OBS_BIT(CS_OBS_OVF_SATURATE));
 		assert_int_equal(cs_compare_elem(e4, &g, cs_from_f64(e4, 64, 0), &e),
 				 CS_CMP_WRONG);
 	}
@@ -403,6 +403,208 @@ static void test_order_dependent_specials(void **state)
 	assert_int_equal(cs_compare_elem(h, &g, nan, NULL), CS_CMP_WRONG);
 }
 
+/* Classify got against the golden of op over x (P ranks, scalars a). */
+static cs_cmp_class_t judge(cs_dtype_t d, cs_op_t op, int P, const uint64_t *x,
+			    const uint64_t *a, int exact, uint64_t got,
+			    unsigned *obs)
+{
+	cs_golden_t g;
+	cs_cmp_elem_t e;
+	cs_cmp_class_t c;
+
+	cs_golden_reduce(d, op, P, x, a, exact, &g);
+	c = cs_compare_elem(d, &g, got, &e);
+	if (obs)
+		*obs = e.obs_bits;
+	return c;
+}
+
+#define SAT CS_OBS_BIT(CS_OBS_OVF_SATURATE)
+#define NONFIN CS_OBS_BIT(CS_OBS_OVF_NONFINITE)
+
+/*
+ * What NCCL returns where a float8 step saturates (issue 7), each worked by
+ * hand from NCCL's steps (in half, narrowed with __NV_SATFINITE), must
+ * conform and reveal saturation; neighbours no order gives must not.
+ */
+static void test_saturation_examples(void **state)
+{
+	cs_dtype_t e4 = CS_DTYPE_FLOAT8_E4M3, e5 = CS_DTYPE_FLOAT8_E5M2;
+	uint64_t x[3], a[3] = {0, 0, 0};
+	unsigned obs;
+
+	(void)state;
+	/* e5m2 [Inf, 1]: Inf + 1 = Inf in half, narrowed to 57344 (0x7b);
+	 * max(Inf, 1) = Inf, narrowed the same */
+	x[0] = 0x7c;
+	x[1] = 0x3c;
+	assert_int_equal(judge(e5, CS_OP_SUM, 2, x, a, 0, 0x7b, &obs), CS_CMP_WITHIN);
+	assert_int_equal(obs, SAT);
+	assert_int_equal(judge(e5, CS_OP_MAX, 2, x, a, 0, 0x7b, &obs), CS_CMP_WITHIN);
+	assert_int_equal(obs, SAT);
+	assert_int_equal(judge(e5, CS_OP_SUM, 2, x, a, 0, 0x7c, NULL), CS_CMP_EXACT);
+	assert_int_equal(judge(e5, CS_OP_SUM, 2, x, a, 0, 0xfb, NULL), CS_CMP_WRONG);
+	assert_int_equal(judge(e5, CS_OP_SUM, 2, x, a, 0, 0x7a, NULL), CS_CMP_WRONG);
+	assert_int_equal(judge(e5, CS_OP_MAX, 2, x, a, 0, 0x3c, NULL), CS_CMP_WRONG);
+	/* one rank performs no step: Inf stays Inf */
+	assert_int_equal(judge(e5, CS_OP_SUM, 1, x, a, 0, 0x7b, NULL), CS_CMP_WRONG);
+	/* e4m3 [-448, -96, 18], S = -526: (-448 - 96) saturates to -448,
+	 * + 18 = -430 rounds to -416 (0xfd); other orders give -448 */
+	x[0] = 0xfe;
+	x[1] = 0xec;
+	x[2] = 0x59;
+	assert_int_equal(judge(e4, CS_OP_SUM, 3, x, a, 0, 0xfd, &obs), CS_CMP_WITHIN);
+	assert_int_equal(obs, SAT);
+	assert_int_equal(judge(e4, CS_OP_SUM, 3, x, a, 0, 0xfe, NULL), CS_CMP_WITHIN);
+	assert_int_equal(judge(e4, CS_OP_SUM, 3, x, a, 0, 0x00, NULL), CS_CMP_WRONG);
+	assert_int_equal(judge(e4, CS_OP_SUM, 3, x, a, 0, 0x7e, NULL), CS_CMP_WRONG);
+	/* e4m3 prod [448, 4.5, 2^-8], S = 7.875: 448 * 4.5 saturates to 448,
+	 * * 2^-8 = 1.75 (0x3e); the sign cannot flip */
+	x[0] = 0x7e;
+	x[1] = 0x49;
+	x[2] = 0x02;
+	assert_int_equal(judge(e4, CS_OP_PROD, 3, x, a, 0, 0x3e, &obs), CS_CMP_WITHIN);
+	assert_int_equal(obs, SAT);
+	assert_int_equal(judge(e4, CS_OP_PROD, 3, x, a, 0, 0xbe, NULL), CS_CMP_WRONG);
+	/* e4m3 premulsum x = [448, 448], alpha = [-1, 2]: -448 + sat(896) = 0 */
+	x[0] = x[1] = 0x7e;
+	a[0] = 0xb8;
+	a[1] = 0x40;
+	assert_int_equal(judge(e4, CS_OP_PREMULSUM, 2, x, a, 0, 0x00, &obs),
+			 CS_CMP_WITHIN);
+	assert_int_equal(obs, SAT);
+	assert_int_equal(judge(e4, CS_OP_PREMULSUM, 2, x, a, 0, 0xfe, NULL),
+			 CS_CMP_WRONG);
+	/* one rank, premulsum 448 * 2: saturates to 448 (or NaN without) */
+	assert_int_equal(judge(e4, CS_OP_PREMULSUM, 1, x + 1, a + 1, 0, 0x7e, &obs),
+			 CS_CMP_WITHIN);
+	assert_int_equal(obs, SAT);
+	assert_int_equal(judge(e4, CS_OP_PREMULSUM, 1, x + 1, a + 1, 0, 0x7f, &obs),
+			 CS_CMP_EXACT);
+	assert_int_equal(obs, NONFIN);
+	assert_int_equal(judge(e4, CS_OP_PREMULSUM, 1, x + 1, a + 1, 0, 0xfe, NULL),
+			 CS_CMP_WRONG);
+	assert_int_equal(judge(e4, CS_OP_PREMULSUM, 1, x + 1, a + 1, 0, 0x76, NULL),
+			 CS_CMP_WRONG);
+	/* saturation is a float8 behaviour: float16 65504 + 65504 -> 65504 is
+	 * wrong (S = 131008, B = 2u S = 128) */
+	x[0] = x[1] = 0x7bff;
+	assert_int_equal(judge(CS_DTYPE_FLOAT16, CS_OP_SUM, 2, x, a, 0, 0x7bff, NULL),
+			 CS_CMP_WRONG);
+}
+
+/*
+ * Exact-mode avg at P = 2^k: exact while c = RN(1/P) = 1/P, that is
+ * 2^-k at least the least subnormal; beyond (e4m3 from P = 1024, where
+ * 2^-10 ties to 0) the premultiplied path gives 0 and is checked with
+ * the bound, which admits it.
+ */
+static void test_avg_scalar_underflow(void **state)
+{
+	cs_dtype_t e4 = CS_DTYPE_FLOAT8_E4M3;
+	uint64_t x[1024], a[1024] = {0};
+	cs_golden_t g;
+	int q;
+
+	(void)state;
+	for (q = 0; q < 1024; q++) /* 64 at the first rank, +0 elsewhere */
+		x[q] = q ? 0 : 0x68;
+	cs_golden_reduce(e4, CS_OP_AVG, 512, x, a, 1, &g);
+	assert_true(g.flags & CS_G_EXACT);
+	assert_true(g.s_hi == 0.125);
+	assert_int_equal(cs_compare_elem(e4, &g, 0x20, NULL), CS_CMP_EXACT);
+	assert_int_equal(cs_compare_elem(e4, &g, 0x00, NULL), CS_CMP_WRONG);
+	assert_int_equal(cs_avg_scalar(e4, 1024), 0);
+	cs_golden_reduce(e4, CS_OP_AVG, 1024, x, a, 1, &g);
+	assert_false(g.flags & CS_G_EXACT);
+	assert_int_equal(cs_compare_elem(e4, &g, 0x00, NULL), CS_CMP_WITHIN);
+	assert_int_equal(cs_compare_elem(e4, &g, 0x18, NULL), CS_CMP_EXACT);
+}
+
+/*
+ * An infinite result from finite inputs needs a partial that overflows
+ * toward that infinity in some order; NaN needs both (or E4M3's NaN
+ * overflow). Saturation (float8 only) has the same signs.
+ */
+static void test_overflow_sign(void **state)
+{
+	static const cs_dtype_t ds[] = {CS_DTYPE_FLOAT32, CS_DTYPE_FLOAT16,
+					CS_DTYPE_BFLOAT16, CS_DTYPE_FLOAT64,
+					CS_DTYPE_FLOAT8_E5M2};
+	uint64_t x[4], a[4] = {0, 0, 0, 0};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof ds / sizeof ds[0]; i++) {
+		cs_dtype_t d = ds[i];
+		cs_fmt_t f = cs_fmt_of(d);
+		uint64_t mx = cs_fmt_maxbits(f), sg = cs_fmt_sign(f);
+		uint64_t pinf = cs_fmt_infbits(f), ninf = sg | pinf;
+		uint64_t nan = cs_fmt_nanbits(f), one = cs_from_f64(d, 1, 0);
+		unsigned obs;
+
+		/* max + max: only +Inf */
+		x[0] = x[1] = mx;
+		assert_int_equal(judge(d, CS_OP_SUM, 2, x, a, 0, pinf, &obs), CS_CMP_EXACT);
+		assert_int_equal(obs, NONFIN);
+		assert_int_equal(judge(d, CS_OP_SUM, 2, x, a, 0, ninf, NULL), CS_CMP_WRONG);
+		assert_int_equal(judge(d, CS_OP_SUM, 2, x, a, 0, nan, NULL), CS_CMP_WRONG);
+		/* -max - max: only -Inf */
+		x[0] = x[1] = sg | mx;
+		assert_int_equal(judge(d, CS_OP_SUM, 2, x, a, 0, ninf, NULL), CS_CMP_EXACT);
+		assert_int_equal(judge(d, CS_OP_SUM, 2, x, a, 0, pinf, NULL), CS_CMP_WRONG);
+		/* max + max - 1: mixed signs, still only +Inf */
+		x[0] = x[1] = mx;
+		x[2] = sg | one;
+		assert_int_not_equal(judge(d, CS_OP_SUM, 3, x, a, 0, pinf, NULL),
+				     CS_CMP_WRONG);
+		assert_int_equal(judge(d, CS_OP_SUM, 3, x, a, 0, ninf, NULL), CS_CMP_WRONG);
+		assert_int_equal(judge(d, CS_OP_SUM, 3, x, a, 0, nan, NULL), CS_CMP_WRONG);
+		/* max + max - max - max: either infinity, or NaN */
+		x[2] = x[3] = sg | mx;
+		assert_int_not_equal(judge(d, CS_OP_SUM, 4, x, a, 0, pinf, NULL),
+				     CS_CMP_WRONG);
+		assert_int_not_equal(judge(d, CS_OP_SUM, 4, x, a, 0, ninf, NULL),
+				     CS_CMP_WRONG);
+		assert_int_not_equal(judge(d, CS_OP_SUM, 4, x, a, 0, nan, &obs),
+				     CS_CMP_WRONG);
+		assert_int_equal(obs, NONFIN);
+		/* prod max * -2: the sign of the product */
+		x[1] = sg | cs_from_f64(d, 2, 0);
+		assert_int_not_equal(judge(d, CS_OP_PROD, 2, x, a, 0, ninf, NULL),
+				     CS_CMP_WRONG);
+		assert_int_equal(judge(d, CS_OP_PROD, 2, x, a, 0, pinf, NULL), CS_CMP_WRONG);
+		/* premulsum max * 2 + max * -1 at two ranks: only +Inf (the
+		 * first term alone overflows upward) */
+		x[1] = mx;
+		a[0] = cs_from_f64(d, 2, 0);
+		a[1] = sg | one;
+		assert_int_not_equal(judge(d, CS_OP_PREMULSUM, 2, x, a, 0, pinf, NULL),
+				     CS_CMP_WRONG);
+		assert_int_equal(judge(d, CS_OP_PREMULSUM, 2, x, a, 0, ninf, NULL),
+				 CS_CMP_WRONG);
+		a[0] = a[1] = 0;
+	}
+	/* e4m3 saturates with the sign of the overflowing partial; its
+	 * non-saturating overflow is NaN, of either sign */
+	{
+		cs_dtype_t e4 = CS_DTYPE_FLOAT8_E4M3;
+		unsigned obs;
+		x[0] = x[1] = 0x7e;
+		x[2] = 0xb8; /* -1 */
+		assert_int_equal(judge(e4, CS_OP_SUM, 3, x, a, 0, 0x7e, &obs), CS_CMP_WITHIN);
+		assert_int_equal(obs, SAT);
+		assert_int_equal(judge(e4, CS_OP_SUM, 3, x, a, 0, 0xfe, NULL), CS_CMP_WRONG);
+		assert_int_not_equal(judge(e4, CS_OP_SUM, 3, x, a, 0, 0xff, &obs),
+				     CS_CMP_WRONG);
+		assert_int_equal(obs, NONFIN);
+		x[0] = x[1] = 0xfe;
+		x[2] = 0x38;
+		assert_int_equal(judge(e4, CS_OP_SUM, 3, x, a, 0, 0xfe, NULL), CS_CMP_WITHIN);
+		assert_int_equal(judge(e4, CS_OP_SUM, 3, x, a, 0, 0x7e, NULL), CS_CMP_WRONG);
+	}
+}
+
 /* One rank: at most one rounding, so only the correctly rounded bits. */
 static void test_single_rank_exact(void **state)
 {
@@ -467,6 +669,9 @@ int main(void)
 		cmocka_unit_test(test_ulp),
 		cmocka_unit_test(test_order_dependent_specials),
 		cmocka_unit_test(test_single_rank_exact),
+		cmocka_unit_test(test_saturation_examples),
+		cmocka_unit_test(test_avg_scalar_underflow),
+		cmocka_unit_test(test_overflow_sign),
 		cmocka_unit_test(test_bound_tight),
 		cmocka_unit_test(test_perturbed_is_wrong),
 		cmocka_unit_test(test_compare_range),

@@ -208,6 +208,58 @@ static void test_moving(void **state)
 			sweep(colls[i], (cs_mode_t)m);
 }
 
+/*
+ * Exact-mode float avg at P = 2^k, up to 2^14 ranks: the reference's fold
+ * (the left fold above, premultiplying by RN(1/P) as ref/reduce.c does)
+ * conforms on rank 0, bit for bit while 1/P is a number of the dtype
+ * (log2 P <= p - 1 - emin: float8_e4m3 to 512); beyond, RN(1/P) is 0 or
+ * the least subnormal and the bound decides.
+ */
+static void test_avg_large_p(void **state)
+{
+	cs_case_t c;
+	int d, k;
+
+	(void)state;
+	for (d = 0; d < CS_NUM_DTYPES; d++) {
+		if (!cs_dtype_is_float((cs_dtype_t)d))
+			continue;
+		for (k = 0; k <= 14; k++) {
+			unsigned char **s, *out;
+			cs_golden_t *g;
+			cs_cmp_summary_t sum;
+			int q;
+
+			memset(&c, 0, sizeof c);
+			c.coll = CS_COLL_ALLREDUCE;
+			c.dtype = (cs_dtype_t)d;
+			c.op = CS_OP_AVG;
+			c.mode = CS_MODE_EXACT;
+			c.nranks = 1 << k;
+			c.count = 64;
+			c.seed = 3;
+			s = make_sends(&c);
+			out = malloc(c.count * cs_dtype_size(c.dtype));
+			g = malloc(c.count * sizeof *g);
+			sim_reduce(&c, s, 0, out);
+			assert_int_equal(cs_oracle_expect(&c, 0, 0, c.count, NULL, g),
+					 CS_OK);
+			cs_cmp_summary_init(&sum);
+			cs_compare_range(c.dtype, g, out, c.count, 0, &sum);
+			if (sum.n_wrong)
+				fail_msg("%s avg exact P=%d: %zu wrong", cs_dtype_name(c.dtype),
+					 c.nranks, sum.n_wrong);
+			if (k <= cs_dtype_prec(c.dtype) - 1 - cs_dtype_emin(c.dtype))
+				assert_int_equal(sum.n_exact, c.count);
+			for (q = 0; q < c.nranks; q++)
+				free(s[q]);
+			free(s);
+			free(out);
+			free(g);
+		}
+	}
+}
+
 /* Bad input: a range beyond the receive buffer, a rank out of range. */
 static void test_oracle_rejects(void **state)
 {
@@ -271,6 +323,7 @@ int main(void)
 		cmocka_unit_test(test_oracle_rejects),
 		cmocka_unit_test(test_moving),
 		cmocka_unit_test(test_reducing),
+		cmocka_unit_test(test_avg_large_p),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

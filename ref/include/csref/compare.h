@@ -20,13 +20,19 @@ typedef enum cs_obs {
   CS_OBS_NAN_IGNORE = 0, /* MAX/MIN dropped a NaN */
   CS_OBS_NAN_PROPAGATE,  /* MAX/MIN propagated a NaN */
   CS_OBS_OVF_NONFINITE,  /* an overflow gave Inf or NaN */
-  CS_OBS_OVF_SATURATE,   /* an overflow gave the largest finite value */
+  CS_OBS_OVF_SATURATE,   /* a result only saturation explains (largest
+                            finite value kept in place of an overflow or
+                            an infinity, and reduced further) */
   CS_NUM_OBS
 } cs_obs_t;
 
+#define CS_OBS_BIT(k) (1u << (k))
+
 typedef struct cs_cmp_elem {
   cs_cmp_class_t cls;
-  int obs;        /* cs_obs_t, or -1 when the element reveals nothing */
+  unsigned obs_bits; /* CS_OBS_BIT(k) for each cs_obs_t k the element
+                        reveals (saturation and a NaN rule can show
+                        together); 0 when it reveals nothing */
   double err;     /* |r - S| for floats (inf/nan when not finite), 0 ints */
   double ulps;    /* err in units of the dtype's ulp at S */
 } cs_cmp_elem_t;
@@ -43,9 +49,10 @@ typedef struct cs_mismatch {
 
 typedef struct cs_cmp_summary {
   size_t n, n_exact, n_within, n_wrong;
-  size_t obs[CS_NUM_OBS];
+  size_t obs[CS_NUM_OBS];   /* elements revealing each behaviour */
   double max_ulps;          /* over elements that are not bit-exact */
-  double max_err_ratio;     /* max of err / B over CS_CMP_WITHIN elements */
+  double max_err_ratio;     /* max of err / B over CS_CMP_WITHIN elements
+                               that no overflow explains */
   size_t n_recorded;
   cs_mismatch_t first[CS_CMP_MAX_RECORD]; /* the first wrong elements */
 } cs_cmp_summary_t;
@@ -54,7 +61,8 @@ typedef struct cs_cmp_summary {
 extern "C" {
 #endif
 
-/* Classify one element `got` (bits of dtype d) against g. */
+/* Classify one element `got` (bits of dtype d) against g
+ * (spec/numerics.md 6); *out, when not NULL, receives the details. */
 cs_cmp_class_t cs_compare_elem(cs_dtype_t d, const cs_golden_t *g,
                                uint64_t got, cs_cmp_elem_t *out);
 

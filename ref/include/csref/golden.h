@@ -7,7 +7,9 @@
  *   integers     the exact wrapped result, bit for bit;
  *   MAX, MIN     exactly one input, under either NaN rule;
  *   float sums   S (exact real result, double-double), A (sum of |terms|),
- *                and the bound B such that |r - S| <= B conforms.
+ *                and the bound B such that |r - S| <= B conforms;
+ *   overflow     which infinities (or NaN) a non-saturating implementation
+ *                may reach, and the interval of results of a saturating one.
  */
 #ifndef CSREF_GOLDEN_H
 #define CSREF_GOLDEN_H
@@ -20,8 +22,8 @@
 #define CS_G_EXACT 0x01u      /* only bits (or bits_alt) conforms */
 #define CS_G_NAN 0x02u        /* the result must be a NaN (any payload) */
 #define CS_G_ANY_ZERO 0x04u   /* a zero result of either sign conforms */
-#define CS_G_OVF 0x08u        /* a partial result may overflow in some order:
-                                 a non-finite or saturated result conforms */
+#define CS_G_OVF_POS 0x08u    /* a partial may overflow upward in some order:
+                                 +Inf conforms (NaN for float8_e4m3) */
 #define CS_G_NANRULE 0x10u    /* bits ("ignore") and bits_alt ("propagate")
                                  differ: the NaN rule decides */
 #define CS_G_UNTOUCHED 0x20u  /* the element must keep its prior contents
@@ -32,6 +34,16 @@
                                  the other infinity, or underflowing to 0
                                  before it meets the infinity): NaN conforms
                                  too */
+#define CS_G_OVF_NEG 0x100u   /* a partial may overflow downward: -Inf */
+#define CS_G_OVF_NAN 0x200u   /* an overflow can end in a NaN (float8_e4m3;
+                                 +Inf meeting -Inf; Inf meeting 0) */
+#define CS_G_SAT 0x400u       /* a saturating implementation may return any
+                                 finite value in [sat_lo, sat_hi] */
+#define CS_G_NONNEG 0x800u   /* no negative result conforms (terms all >= 0;
+                                 a product of sign +) */
+#define CS_G_NONPOS 0x1000u  /* no positive result conforms */
+#define CS_G_OVF (CS_G_OVF_POS | CS_G_OVF_NEG | CS_G_OVF_NAN) /* some partial
+                                 may overflow */
 
 typedef struct cs_golden {
   uint64_t bits;     /* expected encoding: exact result, RNE(S), or the
@@ -39,6 +51,8 @@ typedef struct cs_golden {
   uint64_t bits_alt; /* MAX/MIN "propagate" result; else equal to bits */
   double s_hi, s_lo; /* floats: S = s_hi + s_lo (oracle error inside bound) */
   double bound;      /* floats: B, inf when unconstrained; 0 for exact */
+  double sat_lo, sat_hi; /* CS_G_SAT: the results of the saturating
+                            profile (spec/numerics.md 4.9), hull included */
   uint32_t flags;    /* CS_G_* */
 } cs_golden_t;
 
