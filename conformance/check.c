@@ -70,6 +70,13 @@ static void rank_name(const cs_exec_t *e, const cs_local_t *l, char *buf,
 {
 	char comm[32] = "", call[64] = "";
 
+	if (e->result_of != e->rank) {
+		snprintf(buf, n, "the root (comm rank %d), in the share checked "
+			 "by rank %d%s", e->result_of, l->rank, e->call > 0 ?
+			 (cs_exec_call_fresh(e->call) ? ", call with fresh inputs"
+			  : ", call on the inputs of call 1") : "");
+		return;
+	}
 	if (l->rank != l->comm_rank)
 		snprintf(comm, sizeof comm, " (comm rank %d)", l->comm_rank);
 	if (e->call > 0)
@@ -238,6 +245,7 @@ cs_status_t cs_exec_setup(cs_exec_t *e, const cs_hcase_t *hc, int P, int rank)
 	cs_store(e->c.dtype, e->scalar, 0, cs_gen_scalar(&e->c, rank));
 	e->seed0 = e->c.seed;
 	e->ncalls = 1;
+	e->result_of = rank;
 	return CS_OK;
 out_free:
 	cs_exec_free(e);
@@ -309,6 +317,8 @@ void cs_exec_free(cs_exec_t *e)
 	free(e->buf[1].alloc);
 	free(e->a2av);
 	free(e->first);
+	for (i = 0; i < 4; i++)
+		free(e->img[i / 2][i % 2]);
 	for (i = 0; e->kept && i < e->ncalls; i++)
 		free(e->kept[i]);
 	free(e->kept);
@@ -358,14 +368,54 @@ static void fill_buf(const cs_exec_t *e, const cs_gbuf_t *b)
 		cs_store(d, b->data, p, canary_bits(d, p));
 }
 
+/* The image set of e's current inputs: 0 own, 1 fresh. */
+static int img_set(const cs_exec_t *e)
+{
+	return cs_exec_call_fresh(e->call);
+}
+
+/* Element 0 of buffer bi as cs_exec_fill left it, or NULL (no image). */
+static const unsigned char *img_data(const cs_exec_t *e, int bi)
+{
+	int s = img_set(e);
+
+	if (!e->img_ok[s] || e->img_seed[s] != e->c.seed)
+		return NULL;
+	return e->img[s][bi] + e->buf[bi].pre;
+}
+
+/* Keep an image of the buffers just filled (none when out of memory: the
+ * checks then generate what they compare with). */
+static void keep_image(cs_exec_t *e)
+{
+	int s = img_set(e), i;
+
+	e->img_ok[s] = 0;
+	for (i = 0; i < e->nbuf; i++) {
+		if (!e->img[s][i])
+			e->img[s][i] = malloc(e->buf[i].bytes);
+		if (!e->img[s][i])
+			return;
+		memcpy(e->img[s][i], e->buf[i].alloc, e->buf[i].bytes);
+	}
+	e->img_seed[s] = e->c.seed;
+	e->img_ok[s] = 1;
+}
+
 void cs_exec_fill(cs_exec_t *e)
 {
-	int i;
+	int i, s = img_set(e);
 
+	if (img_data(e, 0)) {
+		for (i = 0; i < e->nbuf; i++)
+			memcpy(e->buf[i].alloc, e->img[s][i], e->buf[i].bytes);
+		return;
+	}
 	for (i = 0; i < e->nbuf; i++)
 		fill_buf(e, &e->buf[i]);
 	if (e->send_n)
 		cs_gen_fill(&e->c, e->rank, cs_exec_sendp(e), 0, e->send_n);
+	keep_image(e);
 }
 
 /* ---- the calls ------------------------------------------------------------ */
@@ -482,68 +532,86 @@ static void check_guards(const cs_exec_t *e, int bi, cs_local_t *l)
 	cs_local_set(l, CS_V_FAIL, "guard", reason, detail);
 }
 
-/* Elements [lo, hi) of buffer bi must still hold this rank's input. */
-static void check_input(const cs_exec_t *e, int bi, size_t lo, size_t hi,
-			cs_local_t *l)
+/* First element of [lo, hi) where buffer bi differs from want (elements of
+ * the same buffer layout), or hi. */
+static size_t first_diff(const cs_exec_t *e, int bi, const unsigned char *want,
+			 size_t lo, size_t hi)
 {
 	cs_dtype_t d = e->c.dtype;
-	size_t es = cs_dtype_size(d), n, i, at;
-	unsigned char *tmp = malloc(CHECK_BLOCK * es);
 	const unsigned char *got = e->buf[bi].data;
-	char who[64], reason[256], detail[512], ev[64], gv[64];
+	size_t es = cs_dtype_size(d), p;
 
-	if (!tmp) {
+	if (memcmp(want + lo * es, got + lo * es, (hi - lo) * es) == 0)
+		return hi;
+	for (p = lo; cs_load(d, want, p) == cs_load(d, got, p); p++)
+		;
+	return p;
+}
+
+/* What [lo, hi) of buffer bi held before the call, into want (laid out as
+ * the buffer): the image, or generated again when there is none. */
+static const unsigned char *held_before(const cs_exec_t *e, int bi,
+					unsigned char *want, size_t lo,
+					size_t hi)
+{
+	const unsigned char *img = img_data(e, bi);
+	size_t p;
+
+	if (img)
+		return img;
+	for (p = lo; p < hi; p++)
+		cs_store(e->c.dtype, want, p, canary_bits(e->c.dtype, p));
+	if (bi == 0 && lo < e->so + e->send_n && hi > e->so) {
+		size_t a = lo > e->so ? lo : e->so;
+		size_t b = hi < e->so + e->send_n ? hi : e->so + e->send_n;
+		cs_gen_fill(&e->c, e->rank, want + a * cs_dtype_size(e->c.dtype),
+			    a - e->so, b - a);
+	}
+	return want;
+}
+
+/* Elements [lo, hi) of buffer bi must hold what they held before the call:
+ * this rank's input (check "sendbuf") or the canary ("untouched"). */
+static void check_unchanged(const cs_exec_t *e, int bi, size_t lo, size_t hi,
+			    int input, cs_local_t *l)
+{
+	cs_dtype_t d = e->c.dtype;
+	size_t es = cs_dtype_size(d), p;
+	unsigned char *tmp = NULL;
+	const unsigned char *want;
+	char who[96], reason[256], detail[512], ev[64], gv[64];
+
+	if (!img_data(e, bi) && !(tmp = malloc(e->buf[bi].elems * es + 1))) {
 		cs_local_set(l, CS_V_FAIL, "harness", "out of memory", NULL);
 		return;
 	}
-	for (at = lo; at < hi; at += n) {
-		n = hi - at < CHECK_BLOCK ? hi - at : CHECK_BLOCK;
-		cs_gen_fill(&e->c, e->rank, tmp, at - e->so, n);
-		if (memcmp(tmp, got + at * es, n * es) == 0)
-			continue;
-		for (i = 0; cs_load(d, tmp, i) == cs_load(d, got, at + i); i++)
-			;
-		rank_name(e, l, who, sizeof who);
-		cs_format_value(d, cs_load(d, tmp, i), ev, sizeof ev);
-		cs_format_value(d, cs_load(d, got, at + i), gv, sizeof gv);
-		snprintf(reason, sizeof reason, "%s: %s modified (input element "
-			 "%zu)", who, buf_name(e, bi), at + i - e->so);
-		snprintf(detail, sizeof detail, "%s: %s input element %zu: "
-			 "expected %s (unchanged) got %s", who, buf_name(e, bi),
-			 at + i - e->so, ev, gv);
-		cs_local_set(l, CS_V_FAIL, "sendbuf", reason, detail);
-		break;
-	}
-	free(tmp);
+	want = held_before(e, bi, tmp, lo, hi);
 	l->elems += hi - lo;
 	l->bytes += (hi - lo) * es;
-}
-
-/* Elements [lo, hi) of buffer bi must still hold the canary. */
-static void check_canary(const cs_exec_t *e, int bi, size_t lo, size_t hi,
-			 cs_local_t *l)
-{
-	cs_dtype_t d = e->c.dtype;
-	const unsigned char *got = e->buf[bi].data;
-	char who[64], reason[256], detail[512];
-	size_t p;
-
-	for (p = lo; p < hi; p++)
-		if (cs_load(d, got, p) != canary_bits(d, p))
-			break;
-	l->elems += hi - lo;
-	l->bytes += (hi - lo) * cs_dtype_size(d);
-	if (p == hi)
-		return;
+	if ((p = first_diff(e, bi, want, lo, hi)) == hi)
+		goto out_free;
 	rank_name(e, l, who, sizeof who);
+	cs_format_value(d, cs_load(d, want, p), ev, sizeof ev);
+	cs_format_value(d, cs_load(d, e->buf[bi].data, p), gv, sizeof gv);
+	if (input) {
+		snprintf(reason, sizeof reason, "%s: %s modified (input element "
+			 "%zu)", who, buf_name(e, bi), p - e->so);
+		snprintf(detail, sizeof detail, "%s: %s input element %zu: "
+			 "expected %s (unchanged) got %s", who, buf_name(e, bi),
+			 p - e->so, ev, gv);
+		cs_local_set(l, CS_V_FAIL, "sendbuf", reason, detail);
+		goto out_free;
+	}
 	snprintf(reason, sizeof reason, "%s: %s element %zu written, but the "
 		 "collective must not write it on this rank", who,
 		 buf_name(e, bi), p);
 	snprintf(detail, sizeof detail, "%s: %s element %zu: expected 0x%llx "
 		 "(left as it was) got 0x%llx", who, buf_name(e, bi), p,
-		 (unsigned long long)canary_bits(d, p),
-		 (unsigned long long)cs_load(d, got, p));
+		 (unsigned long long)cs_load(d, want, p),
+		 (unsigned long long)cs_load(d, e->buf[bi].data, p));
 	cs_local_set(l, CS_V_FAIL, "untouched", reason, detail);
+out_free:
+	free(tmp);
 }
 
 /* The source element of received element `index` in each rank's input,
@@ -639,23 +707,28 @@ static void value_fail(const cs_exec_t *e, const cs_cmp_summary_t *s,
  * element is computed by the oracle once, not P times. Elsewhere a rank
  * verifies its whole range.
  */
-static void check_slice(const cs_exec_t *e, size_t *lo, size_t *end)
+static void check_slice(const cs_exec_t *e, size_t n, size_t *lo,
+			size_t *end)
 {
-	size_t P = (size_t)e->c.nranks, r = (size_t)e->rank, n = e->recv_n;
+	size_t P = (size_t)e->c.nranks, r = (size_t)e->rank;
 
 	*lo = 0;
 	*end = n;
-	if (!cs_coll_same_everywhere(e->c.coll) || P < 2)
+	if (!cs_coll_same_everywhere(e->c.coll) && !e->share_root)
+		return;
+	if (P < 2)
 		return;
 	*lo = n / P * r + (r < n % P ? r : n % P);
 	*end = *lo + n / P + (r < n % P);
 }
 
-static void check_recv(const cs_exec_t *e, cs_local_t *l)
+/* Elements [lo, end) of the receive range that comm rank `of` holds (got:
+ * its element 0) against the oracle; the verdict goes to l. */
+static void check_result(const cs_exec_t *e, int of, const unsigned char *got,
+			 size_t lo, size_t end, cs_local_t *l)
 {
 	cs_dtype_t d = e->c.dtype;
-	size_t es = cs_dtype_size(d), lo, end, n, i;
-	const unsigned char *got = cs_exec_recvp(e);
+	size_t es = cs_dtype_size(d), n, i, first = lo;
 	cs_golden_t *g = malloc(CHECK_BLOCK * sizeof *g);
 	cs_cmp_summary_t s;
 	cs_status_t st = CS_OK;
@@ -666,10 +739,9 @@ static void check_recv(const cs_exec_t *e, cs_local_t *l)
 	}
 	cs_cmp_summary_init(&s);
 	prior_exec = e;
-	check_slice(e, &lo, &end);
 	for (; lo < end && st == CS_OK; lo += n) {
 		n = end - lo < CHECK_BLOCK ? end - lo : CHECK_BLOCK;
-		st = cs_oracle_expect(&e->c, e->rank, lo, n, prior_bits, g);
+		st = cs_oracle_expect(&e->c, of, lo, n, prior_bits, g);
 		if (st == CS_OK)
 			cs_compare_range(d, g, got + lo * es, n, lo, &s);
 	}
@@ -680,11 +752,29 @@ static void check_recv(const cs_exec_t *e, cs_local_t *l)
 	}
 	for (i = 0; i < CS_NUM_OBS; i++)
 		l->obs[i] += s.obs[i];
-	check_slice(e, &lo, &end);
-	l->elems += end - lo;
-	l->bytes += (end - lo) * es;
+	l->elems += end - first;
+	l->bytes += (end - first) * es;
 	if (s.n_wrong)
 		value_fail(e, &s, l);
+}
+
+static void check_recv(const cs_exec_t *e, cs_local_t *l)
+{
+	size_t lo, end;
+
+	check_slice(e, e->recv_n, &lo, &end);
+	check_result(e, e->rank, cs_exec_recvp(e), lo, end, l);
+}
+
+void cs_exec_check_root_share(cs_exec_t *e, const void *got, cs_local_t *l)
+{
+	int root = e->c.root;
+	size_t lo, end;
+
+	e->result_of = root;
+	check_slice(e, cs_case_recv_count(&e->c, root), &lo, &end);
+	check_result(e, root, got, lo, end, l);
+	e->result_of = e->rank;
 }
 
 enum span_kind { SPAN_RECV, SPAN_INPUT, SPAN_CANARY, SPAN_FREE };
@@ -735,10 +825,10 @@ static void check_spans(const cs_exec_t *e, int bi, cs_local_t *l)
 		case SPAN_RECV:
 			break; /* checked once, by check_recv */
 		case SPAN_INPUT:
-			check_input(e, bi, lo, hi, l);
+			check_unchanged(e, bi, lo, hi, 1, l);
 			break;
 		case SPAN_CANARY:
-			check_canary(e, bi, lo, hi, l);
+			check_unchanged(e, bi, lo, hi, 0, l);
 			break;
 		default:
 			break;
@@ -841,16 +931,18 @@ static int same_as_first(const cs_exec_t *e, cs_local_t *l)
 	return 0;
 }
 
-void cs_exec_check_call(cs_exec_t *e, cs_local_t *l)
+int cs_exec_check_call(cs_exec_t *e, cs_local_t *l)
 {
 	int same_inputs = e->call > 0 && !cs_exec_call_fresh(e->call);
 
 	cs_exec_check_layout(e, l);
 	if (same_inputs && same_as_first(e, l))
-		return; /* call 0's value verdict holds for these bytes */
-	cs_exec_check_values(e, l);
+		return 1; /* call 0's value verdict holds for these bytes */
+	if (!e->share_root)
+		cs_exec_check_values(e, l);
 	if (e->call == 0 && e->ncalls > 2)
 		keep_first(e, l);
+	return 0;
 }
 
 const void *cs_exec_recv_bytes(const cs_exec_t *e, size_t *n)

@@ -133,6 +133,15 @@ typedef struct cs_exec {
 	unsigned char *first;  /* the bytes call 0 received (determinism) */
 	unsigned char **kept;  /* per call: its received bytes when they differ
 				  from call 0's (cs_exec_keep), else NULL */
+	unsigned char *img[2][2]; /* [set][buffer]: the buffers' bytes as
+				  cs_exec_fill left them, for the case's own
+				  inputs (set 0) and the latest fresh ones (1) */
+	uint64_t img_seed[2];  /* the seed each set was filled from */
+	int img_ok[2];         /* the set holds a complete image */
+	int share_root;        /* reduce, gather: every rank checks a share of
+				  the root's result (cs_exec_check_root_share)
+				  instead of the root checking it alone */
+	int result_of;         /* the comm rank whose result is being checked */
 } cs_exec_t;
 
 /* A rank's own verdict for one case, gathered to rank 0 and merged. */
@@ -192,7 +201,10 @@ void cs_exec_set_call(cs_exec_t *e, int k, int n);
 /* 1 when call k uses fresh inputs (odd k), 0 when the case's own. */
 int cs_exec_call_fresh(int k);
 
-/* Fill guards, canaries and this rank's input; fresh each call. */
+/* Fill guards, canaries and this rank's input, for the inputs of the call
+ * e is set to (cs_exec_set_call). The first fill of a set of inputs
+ * generates the bytes and keeps an image of them; a later fill of the same
+ * inputs copies the image, and the layout checks compare with it. */
 void cs_exec_fill(cs_exec_t *e);
 
 /* Copy every buffer, guards included, to its device copy (put) or back
@@ -220,9 +232,20 @@ void cs_exec_check(const cs_exec_t *e, cs_local_t *l);
  * the values against the oracle on call 0 and on every fresh-input call;
  * on a later call with call 0's inputs, the received bytes against call
  * 0's (kept in e->first): equal bytes carry call 0's value verdict, others
- * are WARN "determinism" and get the value check of their own.
+ * are WARN "determinism" and get the value check of their own. With
+ * e->share_root the values are left to cs_exec_check_root_share. Returns
+ * 1 when call 0's value verdict holds for these bytes, else 0.
  */
-void cs_exec_check_call(cs_exec_t *e, cs_local_t *l);
+int cs_exec_check_call(cs_exec_t *e, cs_local_t *l);
+
+/*
+ * With e->share_root (reduce, gather, in a worker whose ranks are
+ * processes): check this rank's share of the root's receive range, got
+ * being the root's element 0 as the root received it (a copy sent by the
+ * harness), so the oracle's work is split among the ranks instead of left
+ * to the root. Messages name the root and the rank that checked.
+ */
+void cs_exec_check_root_share(cs_exec_t *e, const void *got, cs_local_t *l);
 
 /*
  * Keep what call e->call received until the case ends, for an identity

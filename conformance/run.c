@@ -790,6 +790,43 @@ static void check_identity(const struct vcomm *vc, const cs_exec_t *e,
 	free(mine);
 }
 
+/* Broadcast n bytes from root in pieces that fit an int count. */
+static void bcast_bytes(void *buf, size_t n, int root, MPI_Comm comm)
+{
+	const size_t piece = (size_t)1 << 30;
+	size_t at, m;
+
+	for (at = 0; at < n; at += m) {
+		m = n - at < piece ? n - at : piece;
+		MPI_Bcast((unsigned char *)buf + at, (int)m, MPI_BYTE, root, comm);
+	}
+}
+
+/*
+ * reduce, gather: the root sends what it received to every rank, and each
+ * checks its share of it against the oracle (the root alone would take P
+ * times as long while the others wait). Nothing to check when the root's
+ * call failed, or when its bytes are call 1's on the same inputs. The copy
+ * is made by the harness, after the call. Collective over vc.
+ */
+static void check_root_share(const struct vcomm *vc, cs_exec_t *e,
+			     cs_local_t *l, int same, int failed)
+{
+	int root = e->c.root, skip = vc->rank == root && (failed || same);
+	size_t n = cs_case_recv_count(&e->c, root) * cs_dtype_size(e->c.dtype);
+	unsigned char *buf = vc->rank == root ? cs_exec_recvp(e) : NULL;
+
+	MPI_Bcast(&skip, 1, MPI_INT, root, vc->comm);
+	if (skip)
+		return;
+	if (!buf && !(buf = malloc(n ? n : 1)))
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	bcast_bytes(buf, n, root, vc->comm);
+	cs_exec_check_root_share(e, buf, l);
+	if (vc->rank != root)
+		free(buf);
+}
+
 /*
  * Call k of the case's n on every rank, checked in full by this rank:
  * inputs, the call, every check of cs_exec_check_call; what it received is
@@ -802,7 +839,7 @@ static int one_call(const struct worker *w, const struct vcomm *vc,
 		    cs_exec_t *e, cs_local_t *l, int k, int n)
 {
 	double t0;
-	int failed, any;
+	int failed, any, same;
 
 	cs_exec_set_call(e, k, n);
 	cs_exec_fill(e);
@@ -817,8 +854,11 @@ static int one_call(const struct worker *w, const struct vcomm *vc,
 	if (k == 0)
 		l->seconds = MPI_Wtime() - t0;
 	failed = failed || move(w, e, l, 0) != 0;
-	if (!failed)
-		cs_exec_check_call(e, l);
+	e->share_root = (e->c.coll == CS_COLL_REDUCE ||
+			 e->c.coll == CS_COLL_GATHER) && vc->size > 1;
+	same = failed ? 0 : cs_exec_check_call(e, l);
+	if (e->share_root)
+		check_root_share(vc, e, l, same, failed);
 	if (cs_coll_same_everywhere(e->c.coll))
 		cs_exec_keep(e, l);
 	return 0;
