@@ -119,7 +119,9 @@ static int better(const cs_local_t *a, const cs_local_t *b)
 	return a->rank < b->rank;
 }
 
-/* Implementation-defined behaviour observed over all ranks. */
+/* Implementation-defined behaviour observed over all ranks: reported as
+ * INFO; both NaN rules, or both overflow rules (Inf/NaN and saturation),
+ * within one case fail it (spec/numerics.md 3.3 and 4.9). */
 static void apply_profile(const uint64_t *obs, cs_local_t *win, char *info,
 			  size_t n)
 {
@@ -141,6 +143,13 @@ static void apply_profile(const uint64_t *obs, cs_local_t *win, char *info,
 			 "elements and propagated one in %llu: no consistent NaN "
 			 "rule", (unsigned long long)ign, (unsigned long long)prop);
 		cs_local_set(win, CS_V_FAIL, "nanrule", reason, NULL);
+	}
+	if (nf && sat) {
+		snprintf(reason, sizeof reason, "an overflow gave Inf or NaN in "
+			 "%llu elements and saturated in %llu: no consistent "
+			 "overflow rule", (unsigned long long)nf,
+			 (unsigned long long)sat);
+		cs_local_set(win, CS_V_FAIL, "ovfrule", reason, NULL);
 	}
 	if (info[0] && win->verdict == CS_V_PASS)
 		cs_local_set(win, CS_V_INFO, "profile", "implementation-defined "

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include "collspec.h"
@@ -302,6 +303,56 @@ static void test_calls(void **state)
 	cs_exec_free(&e);
 }
 
+/* The ranks' observations of one case merged: one NaN rule and one
+ * overflow rule are INFO, both of either kind FAIL (spec/numerics.md 3.3,
+ * 4.9), whichever ranks saw them. */
+static void test_profile_rules(void **state)
+{
+	static const struct {
+		int k0, k1; /* observation on rank 0 and on rank 1 */
+		const char *verdict_check, *info;
+	} t[] = {
+		{CS_OBS_OVF_SATURATE, CS_OBS_OVF_SATURATE, "profile", "ovf=saturate"},
+		{CS_OBS_OVF_NONFINITE, -1, "profile", "ovf=nonfinite"},
+		{CS_OBS_OVF_NONFINITE, CS_OBS_OVF_SATURATE, "ovfrule", "ovf=mixed"},
+		{CS_OBS_NAN_IGNORE, CS_OBS_NAN_PROPAGATE, "nanrule", "nan=mixed"},
+	};
+	cs_hcase_t hc = hcase(CS_COLL_ALLREDUCE, 2, 8, 0, 0);
+	cs_run_opts_t o;
+	cs_local_t l[2];
+	cs_result_t *res = malloc(sizeof *res);
+	size_t i;
+
+	(void)state;
+	memset(&o, 0, sizeof o);
+	o.backend = "ref";
+	o.suite = "quick";
+	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
+		cs_local_init(&l[0], 0, 0);
+		cs_local_init(&l[1], 1, 1);
+		l[0].obs[t[i].k0] = 3;
+		if (t[i].k1 >= 0)
+			l[1].obs[t[i].k1] += 5;
+		cs_result_merge(&o, "ref", &hc, l, 2, res);
+		assert_string_equal(res->check, t[i].verdict_check);
+		assert_int_equal(res->verdict, strcmp(t[i].verdict_check, "profile")
+					       ? CS_V_FAIL : CS_V_INFO);
+		assert_non_null(strstr(res->info, t[i].info));
+	}
+	assert_non_null(strstr(res->reason, "no consistent NaN rule"));
+	l[0].obs[CS_OBS_OVF_NONFINITE] = 2;
+	l[1].obs[CS_OBS_OVF_SATURATE] = 7;
+	cs_result_merge(&o, "ref", &hc, l, 2, res);
+	assert_int_equal(res->verdict, CS_V_FAIL);
+	assert_non_null(strstr(res->info, "ovf=mixed"));
+	l[0].obs[CS_OBS_NAN_IGNORE] = l[1].obs[CS_OBS_NAN_PROPAGATE] = 0;
+	cs_result_merge(&o, "ref", &hc, l, 2, res);
+	assert_string_equal(res->check, "ovfrule");
+	assert_non_null(strstr(res->reason, "Inf or NaN in 2 elements and "
+			       "saturated in 7"));
+	free(res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_khash_sensitive),
 		cmocka_unit_test(test_khash_forgery_does_not_transfer),
 		cmocka_unit_test(test_calls),
+		cmocka_unit_test(test_profile_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
