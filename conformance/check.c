@@ -49,6 +49,17 @@ void cs_local_init(cs_local_t *l, int world_rank, int comm_rank)
 	l->comm_rank = comm_rank;
 }
 
+/* Copy src into dst[n]; a string that does not fit ends with " [...]" so
+ * that the cut shows (a backend's error string may be any length). */
+static void copy_marked(char *dst, size_t n, const char *src)
+{
+	static const char mark[] = " [...]";
+
+	if ((size_t)snprintf(dst, n, "%s", src) < n || n < sizeof mark)
+		return;
+	memcpy(dst + n - sizeof mark, mark, sizeof mark);
+}
+
 void cs_local_set(cs_local_t *l, cs_verdict_t v, const char *check,
 		  const char *reason, const char *detail)
 {
@@ -59,8 +70,8 @@ void cs_local_set(cs_local_t *l, cs_verdict_t v, const char *check,
 	l->verdict = (int)v;
 	l->prio = prio;
 	snprintf(l->check, sizeof l->check, "%s", check);
-	snprintf(l->reason, sizeof l->reason, "%s", reason ? reason : "");
-	snprintf(l->detail, sizeof l->detail, "%s", detail ? detail : "");
+	copy_marked(l->reason, sizeof l->reason, reason ? reason : "");
+	copy_marked(l->detail, sizeof l->detail, detail ? detail : "");
 }
 
 /* "rank 3", "rank 3 (comm rank 1)", and after the first call of a case

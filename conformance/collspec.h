@@ -399,6 +399,12 @@ void cs_result_merge(const cs_run_opts_t *o, const char *backend_name,
 		     const cs_hcase_t *hc, const cs_local_t *all, int n,
 		     cs_result_t *res);
 
+/* The re-run line of case hc at world size `world` for run options o:
+ * cs_repro_format's, with --repeat when o's is not the default. Returns
+ * the length it needs; buf is "" when that does not fit in n. */
+int cs_run_repro(const cs_run_opts_t *o, const cs_hcase_t *hc, int world,
+		 char *buf, size_t n);
+
 /* The driver protocol (driver.h): one JSON line, flushed. f may be NULL. */
 void cs_results_line(FILE *f, const cs_result_t *r);
 

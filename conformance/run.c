@@ -1183,9 +1183,8 @@ static void driver_sink(const cs_result_t *r, void *ctx)
 	}
 	*tmp = *r;
 	if (!tmp->repro[0])
-		cs_repro_format(&tmp->hc, tmp->hc.c.nranks, d->o->backend,
-				d->o->backend_opt, d->o->suite, tmp->repro,
-				sizeof tmp->repro);
+		cs_run_repro(d->o, &tmp->hc, tmp->hc.c.nranks, tmp->repro,
+			     sizeof tmp->repro);
 	if (!tmp->backend[0])
 		snprintf(tmp->backend, sizeof tmp->backend, "%s", d->name);
 	cs_report_add(d->rep, tmp);

@@ -201,8 +201,24 @@ void cs_result_merge(const cs_run_opts_t *o, const char *backend_name,
 	snprintf(res->reason, sizeof res->reason, "%s", win.reason);
 	snprintf(res->detail, sizeof res->detail, "%s", win.detail);
 	list_failing(all, n, nfail, res->detail, sizeof res->detail);
-	cs_repro_format(hc, n, o->backend, o->backend_opt, o->suite, res->repro,
-			sizeof res->repro);
+	cs_run_repro(o, hc, n, res->repro, sizeof res->repro);
+}
+
+int cs_run_repro(const cs_run_opts_t *o, const cs_hcase_t *hc, int world,
+		 char *buf, size_t n)
+{
+	int len = cs_repro_format(hc, world, o->backend, o->backend_opt,
+				  o->suite, buf, n);
+	int more;
+
+	if (len <= 0 || o->repeat == 2)
+		return len;
+	more = snprintf(buf && (size_t)len < n ? buf + len : NULL,
+			buf && (size_t)len < n ? n - (size_t)len : 0,
+			" --repeat %d", o->repeat);
+	if (buf && n && (size_t)(len + more) >= n)
+		buf[0] = '\0'; /* a cut line would re-run something else */
+	return len + more;
 }
 
 /* ---- the driver protocol -------------------------------------------------- */
