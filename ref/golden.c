@@ -501,7 +501,8 @@ static void golden_sumlike(cs_dtype_t d, cs_op_t op, int P, const uint64_t *x,
 	} else if (op == CS_OP_PREMULSUM) {
 		B = ((1 + u) * (1 + th) - 1) * A + P * eta * (1 + th) + u * fabs(S.hi);
 	} else { /* AVG */
-		double up = u + 0x1p-53;
+		/* NCCL's c for p < 24 goes through float: RN_T(RN_24(1/P)) */
+		double up = u + (cs_dtype_prec(d) < 24 ? 0x1p-23 : 0x1p-53);
 		Eor = Eor / P + 4 * 0x1p-104 * fabs(S.hi);
 		B = ((1 + up) * (1 + u) * (1 + th) - 1) * (A / P) +
 		    P * eta * (1 + th) + eta + u * fabs(S.hi);

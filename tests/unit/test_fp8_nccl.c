@@ -468,6 +468,21 @@ static void test_symmetric(void **state)
 	}
 }
 
+/* The model's AVG scalar (through float, narrowed with SATFINITE) is the
+ * golden's cs_avg_scalar for every P up to 2^20. */
+static void test_avg_scalar(void **state)
+{
+	int P;
+
+	(void)state;
+	for (P = 1; P <= 1 << 20; P++) {
+		assert_int_equal(ncclm_avg_scalar(CS_DTYPE_FLOAT8_E4M3, P),
+				 cs_avg_scalar(CS_DTYPE_FLOAT8_E4M3, P));
+		assert_int_equal(ncclm_avg_scalar(CS_DTYPE_FLOAT8_E5M2, P),
+				 cs_avg_scalar(CS_DTYPE_FLOAT8_E5M2, P));
+	}
+}
+
 #define FP8_TEST(name, d, op)                  \
 	static void name(void **state)         \
 	{                                      \
@@ -490,6 +505,7 @@ FP8_TEST(test_e5m2_premulsum, CS_DTYPE_FLOAT8_E5M2, CS_OP_PREMULSUM)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_avg_scalar),
 		cmocka_unit_test(test_symmetric),
 		cmocka_unit_test(test_e4m3_sum),
 		cmocka_unit_test(test_e4m3_prod),

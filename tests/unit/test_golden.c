@@ -522,6 +522,48 @@ static void test_avg_scalar_underflow(void **state)
 }
 
 /*
+ * NCCL rounds 1/P to float before the dtype (spec 4.5): a third rounding.
+ * Count the P <= 2^24 where that scalar differs from cs_avg_scalar's
+ * RN(RN53(1/P)), and check each differs by one unit in the last place at
+ * most, within u' = u + 2^-23 of 1/P.
+ */
+static void test_avg_scalar_through_float(void **state)
+{
+	static const struct {
+		cs_dtype_t d;
+		long differ, first;
+	} t[] = {
+		{CS_DTYPE_FLOAT16, 6, 8283},
+		{CS_DTYPE_BFLOAT16, 101, 555767},
+		{CS_DTYPE_FLOAT8_E4M3, 0, 0},
+		{CS_DTYPE_FLOAT8_E5M2, 0, 0},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
+		cs_dtype_t d = t[i].d;
+		double u = cs_unit_roundoff(d), eta = cs_underflow_unit(d);
+		long P, n = 0, first = 0;
+
+		for (P = 1; P <= 1L << 24; P++) {
+			uint64_t a = cs_avg_scalar(d, (int)P);
+			uint64_t b = cs_from_f64(d, (double)(float)(1.0 / (double)P), 0);
+			double cb = cs_to_f64(d, b);
+			if (a == b)
+				continue;
+			if (!n++)
+				first = P;
+			assert_true(b == a + 1 || b + 1 == a);
+			assert_true(fabs(cb - 1.0 / (double)P) <=
+				    (u + 0x1p-23) / (double)P + eta);
+		}
+		assert_int_equal(n, t[i].differ);
+		assert_int_equal(first, t[i].first);
+	}
+}
+
+/*
  * An infinite result from finite inputs needs a partial that overflows
  * toward that infinity in some order; NaN needs both (or E4M3's NaN
  * overflow). Saturation (float8 only) has the same signs.
@@ -671,6 +713,7 @@ int main(void)
 		cmocka_unit_test(test_single_rank_exact),
 		cmocka_unit_test(test_saturation_examples),
 		cmocka_unit_test(test_avg_scalar_underflow),
+		cmocka_unit_test(test_avg_scalar_through_float),
 		cmocka_unit_test(test_overflow_sign),
 		cmocka_unit_test(test_bound_tight),
 		cmocka_unit_test(test_perturbed_is_wrong),
