@@ -1,0 +1,258 @@
+/*
+ * bench_stats_power.c - how often the statistical verdicts (ref/stats.c)
+ * flag emulated implementations, conforming and broken, on random-mode
+ * allreduce cases.
+ *
+ *   bench_stats_power [cases] [count] [Pmax] [dtype]
+ *                                (defaults: 20, 1024, 64, every float dtype)
+ *
+ * For every float dtype, op (sum, avg, premulsum, prod) and P = 2..Pmax,
+ * `cases` seeds: inputs from cs_gen_column, goldens from cs_oracle_expect,
+ * results from the emulations of tests/unit/stats_emul.c. Prints per
+ * (dtype, op, implementation) the share of cases judged WARN and FAIL, the
+ * P values where a broken one was missed, and the largest direction
+ * fraction seen. Conforming implementations: ring and tree order, per hop
+ * in the dtype or accumulated in float32, avg premultiplied or divided.
+ * Broken: every hop truncated toward zero; avg's division truncated; every
+ * hop rounded with 4 mantissa bits less (not float8); 0 and -S (at P = 64). Then the cost of cs_stats_add per element next to
+ * the oracle's. Figures only; nothing is asserted.
+ */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "csref/compare.h"
+#include "csref/oracle.h"
+#include "csref/stats.h"
+#include "stats_emul.h"
+
+struct impl {
+	const char *name;
+	emul_impl_t im;
+	int broken;
+	int only_op;      /* -1: every op */
+	int only_p;       /* 0: every P */
+};
+
+static const struct impl impls[] = {
+	{"ring", {EMUL_RING, 0, EMUL_AVG_PREMUL, EMUL_OK}, 0, -1, 0},
+	{"tree", {EMUL_TREE, 0, EMUL_AVG_PREMUL, EMUL_OK}, 0, -1, 0},
+	{"ring-acc32", {EMUL_RING, 1, EMUL_AVG_PREMUL, EMUL_OK}, 0, -1, 0},
+	{"tree-acc32", {EMUL_TREE, 1, EMUL_AVG_PREMUL, EMUL_OK}, 0, -1, 0},
+	{"ring-divide", {EMUL_RING, 0, EMUL_AVG_DIVIDE, EMUL_OK}, 0, CS_OP_AVG, 0},
+	{"tree-acc32-divide", {EMUL_TREE, 1, EMUL_AVG_DIVIDE, EMUL_OK}, 0,
+	 CS_OP_AVG, 0},
+	{"BROKEN trunc-hops", {EMUL_RING, 0, EMUL_AVG_PREMUL, EMUL_TRUNC_HOPS},
+	 1, -1, 0},
+	{"BROKEN avg-trunc-div", {EMUL_RING, 0, EMUL_AVG_DIVIDE,
+				  EMUL_AVG_TRUNC_DIV}, 1, CS_OP_AVG, 0},
+	{"BROKEN lose-4-bits", {EMUL_RING, 0, EMUL_AVG_PREMUL, EMUL_LOSE_BITS},
+	 1, -1, 0},
+	{"BROKEN zero", {EMUL_RING, 0, EMUL_AVG_PREMUL, EMUL_ZERO}, 1, -1, 64},
+	{"BROKEN negate", {EMUL_RING, 0, EMUL_AVG_PREMUL, EMUL_NEGATE}, 1, -1, 64},
+};
+
+#define NIMPL (sizeof impls / sizeof impls[0])
+
+static const cs_dtype_t dtypes[] = {
+	CS_DTYPE_FLOAT32, CS_DTYPE_FLOAT16, CS_DTYPE_BFLOAT16, CS_DTYPE_FLOAT64,
+	CS_DTYPE_FLOAT8_E4M3, CS_DTYPE_FLOAT8_E5M2
+};
+static const cs_op_t ops[] = {CS_OP_SUM, CS_OP_AVG, CS_OP_PREMULSUM,
+			      CS_OP_PROD};
+
+/* Tallies of one (dtype, op, implementation) over P and seeds. */
+struct tally {
+	long cases, warn, fail, wrong; /* wrong: a per-element FAIL too */
+	double qmax;
+	char missed[256]; /* P values with a case a broken one passed */
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double qmax_of(const cs_stats_t *s)
+{
+	double q = 0;
+	int k;
+
+	for (k = 0; k < CS_STATS_NDIR; k++)
+		if (s->off[k] && (double)s->hit[k] / (double)s->off[k] > q)
+			q = (double)s->hit[k] / (double)s->off[k];
+	return q;
+}
+
+static void note_missed(struct tally *t, int P)
+{
+	size_t l = strlen(t->missed);
+	char buf[16];
+
+	snprintf(buf, sizeof buf, " %d", P);
+	if (strstr(t->missed, buf) || l + strlen(buf) + 4 >= sizeof t->missed)
+		return;
+	strcat(t->missed, buf);
+}
+
+/* One case: goldens once, then every applicable implementation. */
+static void run_case(const cs_case_t *c, cs_golden_t *g, void *got,
+		     struct tally *t)
+{
+	size_t i;
+
+	if (cs_oracle_expect(c, 0, 0, c->count, NULL, g) != CS_OK)
+		return;
+	for (i = 0; i < NIMPL; i++) {
+		const struct impl *im = &impls[i];
+		cs_cmp_summary_t cmp;
+		cs_stats_t s;
+		int lv;
+
+		if ((im->only_op >= 0 && (int)c->op != im->only_op) ||
+		    (im->only_p && c->nranks != im->only_p) ||
+		    (im->im.bug == EMUL_LOSE_BITS &&
+		     cs_dtype_prec(c->dtype) <= EMUL_LOST_BITS + 4))
+			continue;
+		emul_call(c, &im->im, 0, c->count, got);
+		cs_stats_init(&s);
+		cs_stats_add(&s, c->dtype, c->op, c->nranks, g, got, c->count);
+		lv = cs_stats_judge(&s, NULL, 0, NULL, 0);
+		cs_cmp_summary_init(&cmp);
+		cs_compare_range(c->dtype, g, got, c->count, 0, &cmp);
+		t[i].wrong += cmp.n_wrong > 0;
+		t[i].cases++;
+		t[i].warn += lv == CS_STATS_WARN;
+		t[i].fail += lv == CS_STATS_FAIL;
+		if (qmax_of(&s) > t[i].qmax)
+			t[i].qmax = qmax_of(&s);
+		if (im->broken && lv == CS_STATS_PASS)
+			note_missed(&t[i], c->nranks);
+	}
+}
+
+static void print_tallies(cs_dtype_t d, cs_op_t op, const struct tally *t)
+{
+	size_t i;
+
+	for (i = 0; i < NIMPL; i++) {
+		if (!t[i].cases)
+			continue;
+		double c = (double)t[i].cases;
+
+		printf("%-12s %-10s %-22s %6ld %7.2f%% %7.2f%% %7.2f%% %6.3f "
+		       "%s\n", cs_dtype_name(d), cs_op_name(op), impls[i].name,
+		       t[i].cases, 100.0 * (double)t[i].warn / c,
+		       100.0 * (double)t[i].fail / c,
+		       100.0 * (double)t[i].wrong / c, t[i].qmax,
+		       t[i].missed[0] ? t[i].missed : "-");
+	}
+}
+
+/* Every P and seed of one (dtype, op), cases spread over threads. */
+static void power(cs_dtype_t d, cs_op_t op, int cases, size_t n, int Pmax)
+{
+	struct tally t[NIMPL];
+	int job;
+
+	memset(t, 0, sizeof t);
+#pragma omp parallel
+	{
+		cs_golden_t *g = malloc(n * sizeof *g);
+		void *got = malloc(n * 8);
+		struct tally mine[NIMPL];
+		size_t i;
+
+		memset(mine, 0, sizeof mine);
+#pragma omp for schedule(dynamic)
+		for (job = 0; job < (Pmax - 1) * cases; job++) {
+			cs_case_t c = {CS_COLL_ALLREDUCE, d, op, CS_MODE_RANDOM,
+				       2 + job / cases, 0, n,
+				       (uint64_t)(job % cases) + 1, NULL, 0};
+			if (g && got)
+				run_case(&c, g, got, mine);
+		}
+#pragma omp critical
+		for (i = 0; i < NIMPL; i++) {
+			const char *p = mine[i].missed;
+			t[i].cases += mine[i].cases;
+			t[i].warn += mine[i].warn;
+			t[i].fail += mine[i].fail;
+			t[i].wrong += mine[i].wrong;
+			if (mine[i].qmax > t[i].qmax)
+				t[i].qmax = mine[i].qmax;
+			while (*p) {
+				char *end;
+				note_missed(&t[i], (int)strtol(p, &end, 10));
+				p = end;
+			}
+		}
+		free(g);
+		free(got);
+	}
+	print_tallies(d, op, t);
+}
+
+/* Seconds per element of the oracle and of cs_stats_add, one thread. */
+static void cost(size_t n)
+{
+	cs_case_t c = {CS_COLL_ALLREDUCE, CS_DTYPE_FLOAT32, CS_OP_SUM,
+		       CS_MODE_RANDOM, 8, 0, n, 1, NULL, 0};
+	emul_impl_t im = {EMUL_RING, 0, EMUL_AVG_PREMUL, EMUL_OK};
+	cs_golden_t *g = malloc(n * sizeof *g);
+	float *got = malloc(n * sizeof *got);
+	double t0, to, ts;
+	cs_stats_t s;
+
+	if (!g || !got)
+		return;
+	omp_set_num_threads(1);
+	emul_call(&c, &im, 0, n, got);
+	t0 = now();
+	cs_oracle_expect(&c, 0, 0, n, NULL, g);
+	to = now() - t0;
+	t0 = now();
+	cs_stats_init(&s);
+	cs_stats_add(&s, c.dtype, c.op, c.nranks, g, got, n);
+	ts = now() - t0;
+	printf("\ncost, float32 sum P=8, %zu elements, 1 thread: oracle %.1f "
+	       "ns/element, cs_stats_add %.1f ns/element (%.1f%% of the "
+	       "oracle)\n", n, 1e9 * to / (double)n, 1e9 * ts / (double)n,
+	       100 * ts / to);
+	free(g);
+	free(got);
+}
+
+int main(int argc, char **argv)
+{
+	int cases = argc > 1 ? atoi(argv[1]) : 20;
+	size_t n = argc > 2 ? strtoull(argv[2], NULL, 10) : 1024;
+	int Pmax = argc > 3 ? atoi(argv[3]) : 64;
+	cs_dtype_t only = CS_NUM_DTYPES;
+	size_t di, oi;
+
+	if (cases < 1 || n < 1 || Pmax < 2 || Pmax > 1024 ||
+	    (argc > 4 && cs_dtype_parse(argv[4], &only) != CS_OK)) {
+		fprintf(stderr, "usage: bench_stats_power [cases] [count] "
+			"[Pmax <= 1024] [float dtype]\n");
+		return 2;
+	}
+	printf("random-mode allreduce, %zu elements, P = 2..%d, %d seeds each; "
+	       "share of cases judged WARN and FAIL\n", n, Pmax, cases);
+	printf("%-12s %-10s %-22s %6s %8s %8s %8s %6s %s\n", "dtype", "op",
+	       "implementation", "cases", "WARN", "FAIL", "elemFAIL", "qmax",
+	       "P missed (broken)");
+	for (di = 0; di < sizeof dtypes / sizeof dtypes[0]; di++)
+		for (oi = 0; oi < sizeof ops / sizeof ops[0]; oi++) {
+			if (only != CS_NUM_DTYPES && dtypes[di] != only)
+				continue;
+			power(dtypes[di], ops[oi], cases, n, Pmax);
+			fflush(stdout);
+		}
+	cost((size_t)1 << 20);
+	return 0;
+}

@@ -1,0 +1,513 @@
+/*
+ * stats.c - statistical verdicts over the elements of one call (see
+ * csref/stats.h; derivation in spec/numerics.md, "Statistical verdicts").
+ *
+ * Per element, cs_stats_add needs the received value r and the golden S
+ * and B. It classifies r against the reference points (S, and for avg also
+ * cPS, the centre of the premultiplied path, for either rounding of c) in
+ * four directions, checks its sign, and adds its squared distance from
+ * them in units of the model variance. The
+ * judge turns the counts into binomial tail bounds (Chernoff, in the
+ * Kullback-Leibler form) and the energy into a Bernstein bound.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "csref/stats.h"
+#include "csref/arith.h"
+
+/* Well-conditioned elements: error scale a at most KAPPA |S|. */
+#define KAPPA 2.0
+
+/* log(1/delta) of the two levels: FAIL at 2^-40, WARN at 2^-20. */
+#define LN_FAIL (40 * 0.69314718055994531)
+#define LN_WARN (20 * 0.69314718055994531)
+
+/* Golden flags whose elements are not a plain finite rounding case. */
+#define NOT_PLAIN (CS_G_EXACT | CS_G_NAN | CS_G_ANY_ZERO | CS_G_OVF | \
+		   CS_G_SAT | CS_G_NANRULE | CS_G_UNTOUCHED | CS_G_MOVED | \
+		   CS_G_NAN_OK)
+
+/* Bits of elem()'s result: hit (bit 2t) and off (bit 2t+1) for test t. */
+#define HIT(k) (1u << (2 * (k)))
+#define OFF(k) (1u << (2 * (k) + 1))
+/* ... and the sign check's bits: counted, and r = 0 or of the other sign. */
+#define NBITS (2 * CS_STATS_NTEST + 2)
+#define SIGN_OFF (1u << (2 * CS_STATS_NTEST))
+#define SIGN_HIT (1u << (2 * CS_STATS_NTEST + 1))
+
+/* A positive factor k = hi + lo, |lo| <= ulp(hi) / 2: c P exactly. */
+struct kdd {
+	double hi, lo;
+};
+
+/* Constants of one (dtype, op, P). */
+struct model {
+	cs_dtype_t d;
+	cs_op_t op;
+	int P;
+	double u, th, fuzz;
+	struct kdd klo, khi; /* references k S for k in [klo, khi]: 1, and for
+				avg c P for either rounding of the scalar c */
+	double kB;   /* B = kB * scale + u|S| + (terms >= 0), scale = A,
+			A/P or A' (0 for prod) */
+	double ksig; /* sigma = ksig * scale, or ksig * |S| for prod */
+	double ufl;  /* results below this may be lost to underflow: 2 P eta */
+};
+
+static struct kdd times_p(double c, int P)
+{
+	double hi = c * P;
+
+	return (struct kdd){hi, fma(c, (double)P, -hi)};
+}
+
+static int kdd_less(struct kdd a, struct kdd b)
+{
+	return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
+}
+
+/* Extend [klo, khi] to k. */
+static void widen(struct model *m, struct kdd k)
+{
+	if (kdd_less(k, m->klo))
+		m->klo = k;
+	if (kdd_less(m->khi, k))
+		m->khi = k;
+}
+
+static int kdd_equal(struct kdd a, struct kdd b)
+{
+	return a.hi == b.hi && a.lo == b.lo;
+}
+
+static int model_init(struct model *m, cs_dtype_t d, cs_op_t op, int P)
+{
+	double u, th, up;
+
+	if (!cs_is_float(d) || P < 2 || !(op == CS_OP_SUM || op == CS_OP_PROD ||
+					  op == CS_OP_AVG || op == CS_OP_PREMULSUM))
+		return 0;
+	u = cs_unit_roundoff(d);
+	th = cs_theta(P - 1, u);
+	up = u + (cs_dtype_prec(d) < 24 ? 0x1p-23 : 0x1p-53); /* as golden.c */
+	m->d = d;
+	m->op = op;
+	m->P = P;
+	m->u = u;
+	m->th = th;
+	m->fuzz = 1 + (P + 8) * 0x1p-50;
+	m->ufl = 2.0 * P * cs_underflow_unit(d);
+	m->klo = m->khi = (struct kdd){1, 0};
+	if (op == CS_OP_AVG) { /* c = RN_T(1/P), or through float as NCCL */
+		widen(m, times_p(cs_to_f64(d, cs_avg_scalar(d, P)), P));
+		widen(m, times_p(cs_to_f64(d, cs_from_f64(d, (float)(1.0 / P), 0)),
+				 P));
+	}
+	switch (op) {
+	case CS_OP_SUM:
+		m->kB = th;
+		m->ksig = sqrt((double)P) * u * (1 + th);
+		break;
+	case CS_OP_AVG:
+		m->kB = (1 + up) * (1 + u) * (1 + th) - 1;
+		m->ksig = sqrt(2.0 * P) * u * (1 + up) * (1 + u) * (1 + th);
+		break;
+	case CS_OP_PREMULSUM:
+		m->kB = (1 + u) * (1 + th) - 1;
+		m->ksig = sqrt(2.0 * P) * u * (1 + u) * (1 + th);
+		break;
+	default: /* prod: relative, (1+u^2)^P - 1 */
+		m->kB = 0;
+		m->ksig = sqrt(expm1(P * log1p(u * u))) * (1 + 0x1p-40);
+		break;
+	}
+	return 1;
+}
+
+static int plain(const cs_golden_t *g)
+{
+	return !(g->flags & NOT_PLAIN) && isfinite(g->s_hi) && g->s_hi != 0 &&
+	       isfinite(g->bound) && g->bound > 0;
+}
+
+/* The error scale of one plain element: A for sum, A/P for avg, A' for
+ * premulsum, |S| for prod (spec: a). Recovered from B, which exceeds
+ * kB*a + u|S| by nonnegative terms only, so it is never below the true
+ * scale. */
+static double scale(const struct model *m, const cs_golden_t *g)
+{
+	double a;
+
+	if (m->op == CS_OP_PROD)
+		return fabs(g->s_hi);
+	a = (g->bound / m->fuzz - m->u * fabs(g->s_hi)) / m->kB;
+	return a > 0 ? a : g->bound / m->kB;
+}
+
+/* Model standard deviation of the error of one plain element (spec:
+ * sigma). */
+static double sigma(const struct model *m, const cs_golden_t *g)
+{
+	return m->ksig * scale(m, g);
+}
+
+double cs_stats_sigma(cs_dtype_t d, cs_op_t op, int nranks,
+		      const cs_golden_t *g)
+{
+	struct model m;
+
+	if (!g || !model_init(&m, d, op, nranks) || !plain(g))
+		return 0;
+	return sigma(&m, g);
+}
+
+/* r - k (s_hi + s_lo), exact enough in sign that only an r equal to the
+ * reference gives 0. */
+static double offset(double r, const cs_golden_t *g, struct kdd k)
+{
+	double hi = k.hi * g->s_hi;
+	double lo = fma(k.hi, g->s_hi, -hi) + k.hi * g->s_lo + k.lo * g->s_hi;
+
+	return (r - hi) - lo;
+}
+
+static int side(double r, const cs_golden_t *g, struct kdd k)
+{
+	double d = offset(r, g, k);
+
+	return (d > 0) - (d < 0);
+}
+
+/* Direction bits of r against the references k S, k in [klo, khi]: the
+ * toward test against the one nearest zero, the away test against the
+ * farthest, up and down against the largest and the smallest. */
+static unsigned directions(const struct model *m, const cs_golden_t *g,
+			   double r)
+{
+	int sg = g->s_hi > 0 ? 1 : -1, near = side(r, g, m->klo), far = near;
+	int up = near, down = near;
+	unsigned b = 0;
+
+	if (!kdd_equal(m->khi, m->klo)) {
+		far = side(r, g, m->khi);
+		up = sg > 0 ? far : near;
+		down = sg > 0 ? near : far;
+	}
+	b |= near ? OFF(CS_STATS_TOWARD) : 0;
+	b |= near * sg < 0 ? HIT(CS_STATS_TOWARD) : 0;
+	b |= far ? OFF(CS_STATS_AWAY) : 0;
+	b |= far * sg > 0 ? HIT(CS_STATS_AWAY) : 0;
+	b |= up ? OFF(CS_STATS_UP) : 0;
+	b |= up > 0 ? HIT(CS_STATS_UP) : 0;
+	b |= down ? OFF(CS_STATS_DOWN) : 0;
+	b |= down < 0 ? HIT(CS_STATS_DOWN) : 0;
+	return b;
+}
+
+/* Distance of r from the references k S, k in [klo, khi] (0 between). */
+static double distance(const struct model *m, const cs_golden_t *g,
+		       double r)
+{
+	double e1 = offset(r, g, m->klo), e2;
+
+	if (kdd_equal(m->khi, m->klo))
+		return fabs(e1);
+	e2 = offset(r, g, m->khi);
+	if ((e1 > 0) != (e2 > 0))
+		return 0;
+	return fmin(fabs(e1), fabs(e2));
+}
+
+/* One element: its direction bits (shifted to the well-conditioned tests
+ * too when a <= KAPPA |S|), energy term and cap; 0 bits and *used = 0 when
+ * it is not a plain finite rounding case. */
+static unsigned elem(const struct model *m, const cs_golden_t *g,
+		     uint64_t got, double *en, double *cap, int *used)
+{
+	double r = cs_to_f64(m->d, got), a, sg, x;
+	unsigned b;
+
+	*en = *cap = 0;
+	*used = 0;
+	if (!plain(g) || !isfinite(r))
+		return 0;
+	a = scale(m, g);
+	sg = m->ksig * a;
+	if (!(sg > 0) || !isfinite(sg))
+		return 0;
+	*used = 1;
+	x = g->bound / sg;
+	*cap = x * x;
+	x = distance(m, g, r) / sg;
+	*en = fmin(x * x, *cap);
+	b = directions(m, g, r);
+	if (a <= KAPPA * fabs(g->s_hi))
+		b |= b << (2 * CS_STATS_NDIR);
+	if (fabs(g->s_hi) > m->ufl && m->klo.hi > 0) /* c = 0 returns 0 */
+		b |= SIGN_OFF | (r * g->s_hi <= 0 ? SIGN_HIT : 0);
+	return b;
+}
+
+void cs_stats_init(cs_stats_t *s)
+{
+	memset(s, 0, sizeof *s);
+	s->dtype = s->op = s->nranks = -1;
+}
+
+/* Record (d, op, P) in s, or mark it mixed when it differs. */
+static void stamp(cs_stats_t *s, int32_t d, int32_t op, int32_t P)
+{
+	if (s->dtype < 0) {
+		s->dtype = d;
+		s->op = op;
+		s->nranks = P;
+	} else if (s->dtype != d || s->op != op || s->nranks != P) {
+		s->mixed = 1;
+	}
+}
+
+void cs_stats_add(cs_stats_t *s, cs_dtype_t d, cs_op_t op, int nranks,
+		  const cs_golden_t *g, const void *got, size_t n)
+{
+	uint64_t cnt[NBITS] = {0}, used = 0;
+	double en = 0, cap = 0, capmax = s->energy_capmax;
+	struct model m;
+	long long k;
+	int t;
+
+	if (!n)
+		return;
+	stamp(s, (int32_t)d, (int32_t)op, (int32_t)nranks);
+	s->n_seen += n;
+	if (!model_init(&m, d, op, nranks))
+		return;
+#pragma omp parallel for if (n > 16384) schedule(static) \
+	reduction(+ : cnt[:NBITS], used, en, cap) \
+	reduction(max : capmax)
+	for (k = 0; k < (long long)n; k++) {
+		double e, c;
+		int u, j;
+		unsigned b = elem(&m, &g[k], cs_load(d, got, (size_t)k), &e, &c, &u);
+
+		for (j = 0; b && j < NBITS; j++)
+			cnt[j] += (b >> j) & 1;
+		used += (uint64_t)u;
+		en += e;
+		cap += c;
+		if (c > capmax)
+			capmax = c;
+	}
+	for (t = 0; t < CS_STATS_NTEST; t++) {
+		s->hit[t] += cnt[2 * t];
+		s->off[t] += cnt[2 * t + 1];
+	}
+	s->sign_off += cnt[NBITS - 2];
+	s->sign_hit += cnt[NBITS - 1];
+	s->n_used += used;
+	s->energy += en;
+	s->energy_cap += cap;
+	s->energy_capmax = capmax;
+}
+
+void cs_stats_merge(cs_stats_t *dst, const cs_stats_t *src)
+{
+	int t;
+
+	if (src->dtype < 0)
+		return;
+	if (dst->dtype < 0) {
+		*dst = *src;
+		return;
+	}
+	stamp(dst, src->dtype, src->op, src->nranks);
+	dst->mixed |= src->mixed;
+	dst->n_seen += src->n_seen;
+	dst->n_used += src->n_used;
+	dst->sign_off += src->sign_off;
+	dst->sign_hit += src->sign_hit;
+	for (t = 0; t < CS_STATS_NTEST; t++) {
+		dst->hit[t] += src->hit[t];
+		dst->off[t] += src->off[t];
+	}
+	dst->energy += src->energy;
+	dst->energy_cap += src->energy_cap;
+	dst->energy_capmax = fmax(dst->energy_capmax, src->energy_capmax);
+}
+
+/* ---- verdict ------------------------------------------------------------- */
+
+/*
+ * Model constants (spec/numerics.md, "Statistical verdicts"). BIAS_Q0: the
+ * largest probability that a conforming result off its reference lies in
+ * a given direction (1/2 under symmetric rounding, plus an allowance for
+ * the bias round to nearest itself shows on random-mode inputs). SIGN_Q0:
+ * the largest probability that a conforming result that underflow cannot
+ * erase is 0 or has the other sign. BIAS_PMAX: the largest P at which
+ * BIAS_Q0 was measured; beyond it the bias check warns only.
+ */
+#define BIAS_Q0 0.65
+#define SIGN_Q0 0.5
+#define BIAS_PMAX 1024
+
+/* One check's outcome: level, strength (its score over its FAIL threshold)
+ * and the line that states its figures. */
+struct finding {
+	int level;
+	double strength;
+	char line[320];
+};
+
+/* Kullback-Leibler divergence of Bernoulli(a) from Bernoulli(b). */
+static double kl(double a, double b)
+{
+	double x = a > 0 ? a * log(a / b) : 0;
+
+	return x + (a < 1 ? (1 - a) * log((1 - a) / (1 - b)) : 0);
+}
+
+/* Chernoff: -log of the largest probability that Binomial(m, q0) reaches
+ * k (0 when k/m <= q0). */
+static double binom_score(uint64_t k, uint64_t m, double q0)
+{
+	double q = m ? (double)k / (double)m : 0;
+
+	return q > q0 ? (double)m * kl(q, q0) : 0;
+}
+
+static void set_level(struct finding *f, double score, int cap)
+{
+	f->level = score >= LN_FAIL ? CS_STATS_FAIL :
+		   score >= LN_WARN ? CS_STATS_WARN : CS_STATS_PASS;
+	if (f->level > cap)
+		f->level = cap;
+	f->strength = score / LN_FAIL;
+}
+
+static const char *const dir_name[CS_STATS_NDIR] = {
+	"on the zero side of", "away from zero beyond", "above", "below"
+};
+
+/* The direction test with the largest score. float8 is not judged: round
+ * to nearest itself leans toward zero there by up to 100% (spec). */
+static void judge_bias(const cs_stats_t *s, struct finding *f)
+{
+	double best = 0, sc;
+	int t, tb = 0;
+
+	for (t = 0; t < CS_STATS_NTEST; t++) {
+		sc = binom_score(s->hit[t], s->off[t], BIAS_Q0);
+		if (sc > best || (sc == best && s->hit[t] * s->off[tb] >
+					       s->hit[tb] * s->off[t])) {
+			best = sc;
+			tb = t;
+		}
+	}
+	set_level(f, best, s->nranks > BIAS_PMAX ? CS_STATS_WARN
+						 : CS_STATS_FAIL);
+	snprintf(f->line, sizeof f->line,
+		 "bias: %llu of %llu%s results off the reference lie %s it "
+		 "(%.1f%%, conforming <= %.0f%%): m*KL = %.1f (WARN %.1f, FAIL "
+		 "%.1f)", (unsigned long long)s->hit[tb],
+		 (unsigned long long)s->off[tb],
+		 tb >= CS_STATS_NDIR ? " well-conditioned" : "",
+		 dir_name[tb % CS_STATS_NDIR],
+		 s->off[tb] ? 100.0 * (double)s->hit[tb] / (double)s->off[tb] : 0,
+		 100 * BIAS_Q0, best, LN_WARN, LN_FAIL);
+	if (cs_dtype_prec((cs_dtype_t)s->dtype) < 8) {
+		f->level = CS_STATS_PASS;
+		f->strength = 0;
+		snprintf(f->line, sizeof f->line, "bias: not judged for float8");
+	}
+}
+
+static void judge_sign(const cs_stats_t *s, struct finding *f)
+{
+	double sc = binom_score(s->sign_hit, s->sign_off, SIGN_Q0);
+
+	set_level(f, sc, CS_STATS_FAIL);
+	snprintf(f->line, sizeof f->line,
+		 "sign: %llu of %llu results are 0 or of the other sign than S "
+		 "(%.1f%%, conforming <= %.0f%%): m*KL = %.1f (WARN %.1f, FAIL "
+		 "%.1f)", (unsigned long long)s->sign_hit,
+		 (unsigned long long)s->sign_off,
+		 s->sign_off ? 100.0 * (double)s->sign_hit / (double)s->sign_off
+			     : 0, 100 * SIGN_Q0, sc, LN_WARN, LN_FAIL);
+}
+
+/* Bernstein: the excess over the mean bound m that a sum of independent
+ * terms in [0, cap_i] with mean <= 1 (so variance <= cap_i) exceeds with
+ * probability at most e^-L. */
+static double bernstein_excess(const cs_stats_t *s, double L)
+{
+	double b = s->energy_capmax * L / 3;
+
+	return b + sqrt(b * b + 2 * L * s->energy_cap);
+}
+
+/* float8 warns only: its rounding errors are measurably not mean-zero. */
+static void judge_precision(const cs_stats_t *s, struct finding *f)
+{
+	double m = (double)s->n_used, tf = bernstein_excess(s, LN_FAIL);
+	double tw = bernstein_excess(s, LN_WARN), ex = s->energy - m;
+	int cap = cs_dtype_prec((cs_dtype_t)s->dtype) < 8 ? CS_STATS_WARN
+							    : CS_STATS_FAIL;
+
+	f->level = ex >= tf ? CS_STATS_FAIL : ex >= tw ? CS_STATS_WARN
+						: CS_STATS_PASS;
+	if (f->level > cap)
+		f->level = cap;
+	f->strength = ex / tf;
+	snprintf(f->line, sizeof f->line,
+		 "precision: mean squared error %.3g model variances over %llu "
+		 "elements (WARN above %.3g, FAIL above %.3g)",
+		 s->energy / m, (unsigned long long)s->n_used, (m + tw) / m,
+		 (m + tf) / m);
+}
+
+static void put(char *dst, size_t n, const char *src)
+{
+	if (dst && n)
+		snprintf(dst, n, "%s", src);
+}
+
+static const char *const check_name[3] = {"sign", "bias", "precision"};
+
+int cs_stats_judge(const cs_stats_t *s, char *check, size_t check_n,
+		   char *reason, size_t reason_n)
+{
+	struct finding f[3];
+	char line[1100];
+	int i, w = 0;
+
+	if (s->mixed || s->n_used == 0) {
+		put(check, check_n, "stats");
+		snprintf(line, sizeof line, "statistics skipped: %s",
+			 s->mixed ? "elements of different dtypes, ops or rank "
+				    "counts were merged"
+				  : "no plain finite rounding case");
+		put(reason, reason_n, line);
+		return CS_STATS_PASS;
+	}
+	judge_sign(s, &f[0]);
+	judge_bias(s, &f[1]);
+	judge_precision(s, &f[2]);
+	for (i = 1; i < 3; i++)
+		if (f[i].level > f[w].level ||
+		    (f[i].level == f[w].level && f[i].strength > f[w].strength))
+			w = i;
+	if (f[w].level == CS_STATS_PASS) {
+		put(check, check_n, "stats");
+		snprintf(line, sizeof line, "%s; %s; %s; %llu of %llu elements "
+			 "used", f[0].line, f[1].line, f[2].line,
+			 (unsigned long long)s->n_used,
+			 (unsigned long long)s->n_seen);
+	} else {
+		put(check, check_n, check_name[w]);
+		snprintf(line, sizeof line, "%s; %llu of %llu elements used",
+			 f[w].line, (unsigned long long)s->n_used,
+			 (unsigned long long)s->n_seen);
+	}
+	put(reason, reason_n, line);
+	return f[w].level;
+}
