@@ -73,7 +73,7 @@ cs_status_t cs_parse_count(const char *s, size_t *out)
 	int shift = 0;
 
 	errno = 0;
-	if (!s || !*s || *s == '-' || *s == '+')
+	if (!s || *s < '0' || *s > '9') /* strtoull would take " -1" */
 		return cs_error(CS_ERR_INVALID, "count '%s': not a number",
 				s ? s : "");
 	v = strtoull(s, &end, 10);
@@ -171,7 +171,7 @@ static cs_status_t check_text(const char *what, const char *s, size_t max)
 static cs_status_t ranks_item(const char *item, int *sizes, int max, int *n)
 {
 	const char *dash = strchr(item, '-');
-	char a[32];
+	char a[256]; /* a whole list fits (cs_parse_ranks) */
 	long lo, hi, v;
 
 	if (dash && (size_t)(dash - item) < sizeof a) {
@@ -248,6 +248,17 @@ NAME_PARSER(p_a2av, cs_a2av_pattern_t, cs_a2av_parse)
 
 typedef cs_status_t (*name_parser_t)(const char *s, int *v);
 
+/* A comma list with an empty item (strtok_r would skip it, and "," would
+ * select everything). */
+static cs_status_t empty_item(const char *what, const char *arg)
+{
+	size_t len = strlen(arg);
+
+	if (len && arg[0] != ',' && arg[len - 1] != ',' && !strstr(arg, ",,"))
+		return CS_OK;
+	return cs_error(CS_ERR_INVALID, "%s '%s': empty item", what, arg);
+}
+
 /* A comma list of names into a bit mask (0 stays "all" only when empty). */
 static cs_status_t parse_mask(const char *arg, name_parser_t one,
 			      uint32_t *mask)
@@ -259,6 +270,8 @@ static cs_status_t parse_mask(const char *arg, name_parser_t one,
 	if (!*arg || strlen(arg) > MAX_LIST)
 		return cs_error(CS_ERR_INVALID, "a list of names must hold 1 to "
 				"%d bytes; got %zu", MAX_LIST, strlen(arg));
+	if ((st = empty_item("list", arg)) != CS_OK)
+		return st;
 	snprintf(buf, sizeof buf, "%s", arg);
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
@@ -277,6 +290,8 @@ static cs_status_t parse_counts(const char *arg, cs_filter_t *f)
 	if (!*arg || strlen(arg) > MAX_LIST)
 		return cs_error(CS_ERR_INVALID, "--count: the list must hold 1 "
 				"to %d bytes; got %zu", MAX_LIST, strlen(arg));
+	if ((st = empty_item("--count", arg)) != CS_OK)
+		return st;
 	snprintf(buf, sizeof buf, "%s", arg);
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {

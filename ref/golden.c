@@ -389,34 +389,49 @@ static void golden_sat_sumlike(cs_dtype_t d, cs_op_t op, int P,
 
 /* ---- float sum, avg, premulsum ------------------------------------------- */
 
-/*
- * The positive and negative masses of the terms as the steps of a sum see
- * them: x_q (SUM; AVG summed first, the larger path), alpha_q x_q exact or
- * rounded (PREMULSUM). Terms of one sign only: every partial of every
- * order keeps that sign (or is zero), with or without saturation.
- */
-static void golden_sum_masses(cs_dtype_t d, cs_op_t op, int P,
-			      const uint64_t *x, const uint64_t *alpha,
-			      double *pos, double *neg, cs_golden_t *g)
+/* PREMULSUM's masses with each term alpha_q x_q or RN(alpha_q x_q),
+ * whichever is larger: what the steps after the premultiplication add. */
+static void premul_masses(cs_dtype_t d, int P, const uint64_t *x,
+			  const uint64_t *alpha, double *pos, double *neg)
 {
 	int i;
 
 	*pos = *neg = 0;
 	for (i = 0; i < P; i++) {
-		double v = cs_to_f64(d, x[i]), a;
-		if (op == CS_OP_PREMULSUM) {
-			v *= cs_to_f64(d, alpha[i]);
-			a = fmax(fabs(v), fabs(cs_to_f64(d, cs_from_f64(d, v, 0))));
-		} else {
-			a = fabs(v);
-		}
+		double v = cs_to_f64(d, x[i]) * cs_to_f64(d, alpha[i]);
+		double a = fmax(fabs(v), fabs(cs_to_f64(d, cs_from_f64(d, v, 0))));
 		*pos += v > 0 ? a : 0;
 		*neg += v < 0 ? a : 0;
+	}
+}
+
+/*
+ * The positive and negative masses of the terms t[0..n) as the steps of a
+ * sum see them (SUM and AVG: x_q, AVG summed first reaching the larger
+ * partials; PREMULSUM: alpha_q x_q and its exact error, or rounded where
+ * that matters), and the sign flags: with terms of one sign only, every
+ * partial of every order keeps that sign (or is zero), saturated or not.
+ */
+static void golden_sum_masses(cs_dtype_t d, cs_op_t op, int P,
+			      const uint64_t *x, const uint64_t *alpha,
+			      const double *t, int n, double *pos, double *neg,
+			      cs_golden_t *g)
+{
+	const struct kconst *k = consts(d, P);
+	int i;
+
+	*pos = *neg = 0;
+	for (i = 0; i < n; i++) {
+		*pos += t[i] > 0 ? t[i] : 0;
+		*neg += t[i] < 0 ? -t[i] : 0;
 	}
 	if (*neg == 0)
 		g->flags |= CS_G_NONNEG;
 	if (*pos == 0)
 		g->flags |= CS_G_NONPOS;
+	if (op == CS_OP_PREMULSUM &&
+	    may_overflow(d, k, fmax(*pos, *neg) * (1 + k->u) * (1 + k->th2)))
+		premul_masses(d, P, x, alpha, pos, neg);
 }
 
 /* Exact sum of the terms divided by div (1 for SUM and PREMULSUM, P for
@@ -491,9 +506,8 @@ static void golden_sumlike(cs_dtype_t d, cs_op_t op, int P, const uint64_t *x,
 		golden_sat_sumlike(d, op, P, x, alpha, t, g);
 		return;
 	}
-	for (i = 0; i < n; i++)
-		A += fabs(t[i]);
-	golden_sum_masses(d, op, P, x, alpha, &pos, &neg, g);
+	golden_sum_masses(d, op, P, x, alpha, t, n, &pos, &neg, g);
+	A = pos + neg;
 	S = exact_sum(t, n, A, op == CS_OP_AVG ? (double)P : 1.0);
 	Eor = 2.0 * n * n * 0x1p-106 * A + n * 0x1p-1073;
 	if (op == CS_OP_SUM) {
