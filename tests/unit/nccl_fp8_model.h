@@ -23,6 +23,10 @@
 #include <stdint.h>
 #include "cs_catalog.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Value of a float8 bit pattern (d: FLOAT8_E4M3 or FLOAT8_E5M2): exact,
  * NaN for NaN patterns, +-Inf for E5M2's infinities. */
 double ncclm_value(cs_dtype_t d, uint8_t b);
@@ -43,4 +47,7 @@ uint8_t ncclm_premul(cs_dtype_t d, uint8_t x, uint8_t s);
 /* The AVG scalar NCCL computes for P ranks. */
 uint8_t ncclm_avg_scalar(cs_dtype_t d, int P);
 
+#ifdef __cplusplus
+}
+#endif
 #endif /* NCCL_FP8_MODEL_H */
