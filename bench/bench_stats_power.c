@@ -4,7 +4,8 @@
  * allreduce cases.
  *
  *   bench_stats_power [cases] [count] [Pmax] [dtype]
- *                                (defaults: 20, 1024, 64, every float dtype)
+ *                                (defaults: 20, 1024, 64, every float dtype;
+ *                                 cases = 0: the cost line only)
  *
  * For every float dtype, op (sum, avg, premulsum, prod) and P = 2..Pmax,
  * `cases` seeds: inputs from cs_gen_column, goldens from cs_oracle_expect,
@@ -197,32 +198,45 @@ static void power(cs_dtype_t d, cs_op_t op, int cases, size_t n, int Pmax)
 	print_tallies(d, op, t);
 }
 
-/* Seconds per element of the oracle and of cs_stats_add, one thread. */
+/* Nanoseconds per element of the oracle, the per-element comparison and
+ * cs_stats_add, one thread, in blocks of 2^16 elements as the checker
+ * (conformance/check.c) runs them. */
 static void cost(size_t n)
 {
+	enum { BLOCK = 1 << 16 };
 	cs_case_t c = {CS_COLL_ALLREDUCE, CS_DTYPE_FLOAT32, CS_OP_SUM,
 		       CS_MODE_RANDOM, 8, 0, n, 1, NULL, 0};
 	emul_impl_t im = {EMUL_RING, 0, EMUL_AVG_PREMUL, EMUL_OK};
-	cs_golden_t *g = malloc(n * sizeof *g);
+	cs_golden_t *g = malloc(BLOCK * sizeof *g);
 	float *got = malloc(n * sizeof *got);
-	double t0, to, ts;
+	double t0, to = 0, tc = 0, ts = 0;
+	cs_cmp_summary_t cmp;
 	cs_stats_t s;
+	size_t lo;
 
 	if (!g || !got)
 		return;
 	omp_set_num_threads(1);
 	emul_call(&c, &im, 0, n, got);
-	t0 = now();
-	cs_oracle_expect(&c, 0, 0, n, NULL, g);
-	to = now() - t0;
-	t0 = now();
+	cs_cmp_summary_init(&cmp);
 	cs_stats_init(&s);
-	cs_stats_add(&s, c.dtype, c.op, c.nranks, g, got, n);
-	ts = now() - t0;
-	printf("\ncost, float32 sum P=8, %zu elements, 1 thread: oracle %.1f "
-	       "ns/element, cs_stats_add %.1f ns/element (%.1f%% of the "
-	       "oracle)\n", n, 1e9 * to / (double)n, 1e9 * ts / (double)n,
-	       100 * ts / to);
+	for (lo = 0; lo < n; lo += BLOCK) {
+		size_t k = n - lo < BLOCK ? n - lo : BLOCK;
+		t0 = now();
+		cs_oracle_expect(&c, 0, lo, k, NULL, g);
+		to += now() - t0;
+		t0 = now();
+		cs_compare_range(c.dtype, g, got + lo, k, lo, &cmp);
+		tc += now() - t0;
+		t0 = now();
+		cs_stats_add(&s, c.dtype, c.op, c.nranks, g, got + lo, k);
+		ts += now() - t0;
+	}
+	printf("\ncost, float32 sum P=8, %zu elements in blocks of %d, 1 thread: "
+	       "oracle %.1f, compare %.1f, cs_stats_add %.1f ns/element "
+	       "(%.1f%% of oracle + compare)\n", n, BLOCK, 1e9 * to / (double)n,
+	       1e9 * tc / (double)n, 1e9 * ts / (double)n,
+	       100 * ts / (to + tc));
 	free(g);
 	free(got);
 }
@@ -235,11 +249,15 @@ int main(int argc, char **argv)
 	cs_dtype_t only = CS_NUM_DTYPES;
 	size_t di, oi;
 
-	if (cases < 1 || n < 1 || Pmax < 2 || Pmax > 1024 ||
+	if (cases < 0 || n < 1 || Pmax < 2 || Pmax > 1024 ||
 	    (argc > 4 && cs_dtype_parse(argv[4], &only) != CS_OK)) {
 		fprintf(stderr, "usage: bench_stats_power [cases] [count] "
 			"[Pmax <= 1024] [float dtype]\n");
 		return 2;
+	}
+	if (cases == 0) {
+		cost((size_t)1 << 20);
+		return 0;
 	}
 	printf("random-mode allreduce, %zu elements, P = 2..%d, %d seeds each; "
 	       "share of cases judged WARN and FAIL\n", n, Pmax, cases);

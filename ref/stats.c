@@ -28,13 +28,18 @@
 		   CS_G_SAT | CS_G_NANRULE | CS_G_UNTOUCHED | CS_G_MOVED | \
 		   CS_G_NAN_OK)
 
-/* Bits of elem()'s result: hit (bit 2t) and off (bit 2t+1) for test t. */
-#define HIT(k) (1u << (2 * (k)))
-#define OFF(k) (1u << (2 * (k) + 1))
-/* ... and the sign check's bits: counted, and r = 0 or of the other sign. */
-#define NBITS (2 * CS_STATS_NTEST + 2)
-#define SIGN_OFF (1u << (2 * CS_STATS_NTEST))
-#define SIGN_HIT (1u << (2 * CS_STATS_NTEST + 1))
+/*
+ * cs_stats_add counts elements in classes (bins), one add per element:
+ * CLASS(near, far, positive) for the signs of r - klo S and r - khi S and
+ * of S; the same class offset by NCLASS for a well-conditioned element;
+ * the sign check's two counters after those. Counts per test follow from
+ * the classes (add_bins).
+ */
+#define NCLASS 18
+#define CLASS(near, far, pos) (((near) + 1) * 3 + (far) + 1 + 9 * (pos))
+#define BIN_SIGN_OFF (2 * NCLASS)
+#define BIN_SIGN_HIT (2 * NCLASS + 1)
+#define NBINS (2 * NCLASS + 2)
 
 /* A positive factor k = hi + lo, |lo| <= ulp(hi) / 2: c P exactly. */
 struct kdd {
@@ -45,10 +50,10 @@ struct kdd {
 struct model {
 	cs_dtype_t d;
 	cs_op_t op;
-	int P;
-	double u, th, fuzz;
+	double u, inv_fuzz, inv_kB; /* inverses rounded up by 2^-50 */
 	struct kdd klo, khi; /* references k S for k in [klo, khi]: 1, and for
 				avg c P for either rounding of the scalar c */
+	int one_ref;         /* klo == khi */
 	double kB;   /* B = kB * scale + u|S| + (terms >= 0), scale = A,
 			A/P or A' (0 for prod) */
 	double ksig; /* sigma = ksig * scale, or ksig * |S| for prod */
@@ -81,47 +86,58 @@ static int kdd_equal(struct kdd a, struct kdd b)
 	return a.hi == b.hi && a.lo == b.lo;
 }
 
-static int model_init(struct model *m, cs_dtype_t d, cs_op_t op, int P)
+/* The references k S: k = 1, and for avg c P with c = RN_T(1/P) or, as
+ * NCCL computes it for p < 24, RN_T(RN_24(1/P)) (spec/numerics.md 4.5). */
+static void model_refs(struct model *m, cs_dtype_t d, cs_op_t op, int P)
 {
-	double u, th, up;
-
-	if (!cs_is_float(d) || P < 2 || !(op == CS_OP_SUM || op == CS_OP_PROD ||
-					  op == CS_OP_AVG || op == CS_OP_PREMULSUM))
-		return 0;
-	u = cs_unit_roundoff(d);
-	th = cs_theta(P - 1, u);
-	up = u + (cs_dtype_prec(d) < 24 ? 0x1p-23 : 0x1p-53); /* as golden.c */
-	m->d = d;
-	m->op = op;
-	m->P = P;
-	m->u = u;
-	m->th = th;
-	m->fuzz = 1 + (P + 8) * 0x1p-50;
-	m->ufl = 2.0 * P * cs_underflow_unit(d);
 	m->klo = m->khi = (struct kdd){1, 0};
-	if (op == CS_OP_AVG) { /* c = RN_T(1/P), or through float as NCCL */
+	if (op == CS_OP_AVG) {
 		widen(m, times_p(cs_to_f64(d, cs_avg_scalar(d, P)), P));
 		widen(m, times_p(cs_to_f64(d, cs_from_f64(d, (float)(1.0 / P), 0)),
 				 P));
 	}
+	m->one_ref = kdd_equal(m->klo, m->khi);
+}
+
+/* kB as golden.c forms B, and the model's sigma per unit of scale. */
+static void model_coeffs(struct model *m, cs_dtype_t d, cs_op_t op, int P)
+{
+	double u = m->u, th = cs_theta(P - 1, u);
+	double up = u + (cs_dtype_prec(d) < 24 ? 0x1p-23 : 0x1p-53);
+
 	switch (op) {
-	case CS_OP_SUM:
+	case CS_OP_SUM: /* P roundings of at most u A (1 + theta) */
 		m->kB = th;
 		m->ksig = sqrt((double)P) * u * (1 + th);
 		break;
-	case CS_OP_AVG:
+	case CS_OP_AVG: /* 2P roundings of at most u (A/P)(1+u')(1+u)(1+th) */
 		m->kB = (1 + up) * (1 + u) * (1 + th) - 1;
 		m->ksig = sqrt(2.0 * P) * u * (1 + up) * (1 + u) * (1 + th);
 		break;
-	case CS_OP_PREMULSUM:
+	case CS_OP_PREMULSUM: /* 2P roundings of at most u A'(1+u)(1+th) */
 		m->kB = (1 + u) * (1 + th) - 1;
 		m->ksig = sqrt(2.0 * P) * u * (1 + u) * (1 + th);
 		break;
-	default: /* prod: relative, (1+u^2)^P - 1 */
+	default: /* prod: relative, (1 + u^2)^P - 1 */
 		m->kB = 0;
 		m->ksig = sqrt(expm1(P * log1p(u * u))) * (1 + 0x1p-40);
 		break;
 	}
+	m->inv_kB = m->kB > 0 ? (1 + 0x1p-50) / m->kB : 0;
+}
+
+static int model_init(struct model *m, cs_dtype_t d, cs_op_t op, int P)
+{
+	if (!cs_is_float(d) || P < 2 || !(op == CS_OP_SUM || op == CS_OP_PROD ||
+					  op == CS_OP_AVG || op == CS_OP_PREMULSUM))
+		return 0;
+	m->d = d;
+	m->op = op;
+	m->u = cs_unit_roundoff(d);
+	m->inv_fuzz = (1 + 0x1p-50) / (1 + (P + 8) * 0x1p-50);
+	m->ufl = 2.0 * P * cs_underflow_unit(d);
+	model_refs(m, d, op, P);
+	model_coeffs(m, d, op, P);
 	return 1;
 }
 
@@ -141,8 +157,8 @@ static double scale(const struct model *m, const cs_golden_t *g)
 
 	if (m->op == CS_OP_PROD)
 		return fabs(g->s_hi);
-	a = (g->bound / m->fuzz - m->u * fabs(g->s_hi)) / m->kB;
-	return a > 0 ? a : g->bound / m->kB;
+	a = (g->bound * m->inv_fuzz - m->u * fabs(g->s_hi)) * m->inv_kB;
+	return a > 0 ? a : g->bound * m->inv_kB;
 }
 
 /* Model standard deviation of the error of one plain element (spec:
@@ -172,81 +188,78 @@ static double offset(double r, const cs_golden_t *g, struct kdd k)
 	return (r - hi) - lo;
 }
 
-static int side(double r, const cs_golden_t *g, struct kdd k)
+static int sign_of(double x)
 {
-	double d = offset(r, g, k);
-
-	return (d > 0) - (d < 0);
+	return (x > 0) - (x < 0);
 }
 
-/* Direction bits of r against the references k S, k in [klo, khi]: the
- * toward test against the one nearest zero, the away test against the
- * farthest, up and down against the largest and the smallest. */
-static unsigned directions(const struct model *m, const cs_golden_t *g,
-			   double r)
+/*
+ * One element: the bins it counts in, energy term and cap; *nbin = 0 when
+ * it is not a plain finite rounding case. Its class: the signs of its
+ * offsets from klo S and khi S and of S (a well-conditioned element, a <=
+ * KAPPA |S|, counts in the second set of classes too); the sign check's
+ * bins when |S| is beyond what underflow can erase. The energy is the
+ * squared distance of r from the references (0 between them) over sigma^2.
+ */
+static int elem(const struct model *m, const cs_golden_t *g, uint64_t got,
+		double *en, double *cap, int bin[4])
 {
-	int sg = g->s_hi > 0 ? 1 : -1, near = side(r, g, m->klo), far = near;
-	int up = near, down = near;
-	unsigned b = 0;
+	double r = cs_to_f64(m->d, got), a, inv, e1, e2, x;
+	int n = 0;
 
-	if (!kdd_equal(m->khi, m->klo)) {
-		far = side(r, g, m->khi);
-		up = sg > 0 ? far : near;
-		down = sg > 0 ? near : far;
-	}
-	b |= near ? OFF(CS_STATS_TOWARD) : 0;
-	b |= near * sg < 0 ? HIT(CS_STATS_TOWARD) : 0;
-	b |= far ? OFF(CS_STATS_AWAY) : 0;
-	b |= far * sg > 0 ? HIT(CS_STATS_AWAY) : 0;
-	b |= up ? OFF(CS_STATS_UP) : 0;
-	b |= up > 0 ? HIT(CS_STATS_UP) : 0;
-	b |= down ? OFF(CS_STATS_DOWN) : 0;
-	b |= down < 0 ? HIT(CS_STATS_DOWN) : 0;
-	return b;
-}
-
-/* Distance of r from the references k S, k in [klo, khi] (0 between). */
-static double distance(const struct model *m, const cs_golden_t *g,
-		       double r)
-{
-	double e1 = offset(r, g, m->klo), e2;
-
-	if (kdd_equal(m->khi, m->klo))
-		return fabs(e1);
-	e2 = offset(r, g, m->khi);
-	if ((e1 > 0) != (e2 > 0))
-		return 0;
-	return fmin(fabs(e1), fabs(e2));
-}
-
-/* One element: its direction bits (shifted to the well-conditioned tests
- * too when a <= KAPPA |S|), energy term and cap; 0 bits and *used = 0 when
- * it is not a plain finite rounding case. */
-static unsigned elem(const struct model *m, const cs_golden_t *g,
-		     uint64_t got, double *en, double *cap, int *used)
-{
-	double r = cs_to_f64(m->d, got), a, sg, x;
-	unsigned b;
-
-	*en = *cap = 0;
-	*used = 0;
 	if (!plain(g) || !isfinite(r))
 		return 0;
 	a = scale(m, g);
-	sg = m->ksig * a;
-	if (!(sg > 0) || !isfinite(sg))
+	inv = 1 / (m->ksig * a);
+	if (!(inv > 0) || !isfinite(inv))
 		return 0;
-	*used = 1;
-	x = g->bound / sg;
+	e1 = offset(r, g, m->klo);
+	e2 = m->one_ref ? e1 : offset(r, g, m->khi);
+	x = g->bound * inv;
 	*cap = x * x;
-	x = distance(m, g, r) / sg;
+	x = (e1 > 0) != (e2 > 0) ? 0 : fmin(fabs(e1), fabs(e2)) * inv;
 	*en = fmin(x * x, *cap);
-	b = directions(m, g, r);
+	bin[n++] = CLASS(sign_of(e1), sign_of(e2), g->s_hi > 0);
 	if (a <= KAPPA * fabs(g->s_hi))
-		b |= b << (2 * CS_STATS_NDIR);
-	if (fabs(g->s_hi) > m->ufl && m->klo.hi > 0) /* c = 0 returns 0 */
-		b |= SIGN_OFF | (r * g->s_hi <= 0 ? SIGN_HIT : 0);
-	return b;
+		bin[n] = bin[0] + NCLASS, n++;
+	if (fabs(g->s_hi) > m->ufl && m->klo.hi > 0) { /* c = 0 returns 0 */
+		bin[n++] = BIN_SIGN_OFF;
+		if (r * g->s_hi <= 0)
+			bin[n++] = BIN_SIGN_HIT;
+	}
+	return n;
+}
+
+/* Add the counts of class c (times cnt) to the four tests of set `set`:
+ * toward against the reference nearest zero, away against the farthest,
+ * up and down against the largest and the smallest. */
+static void add_class(cs_stats_t *s, int set, int c, uint64_t cnt)
+{
+	int near = c % 9 / 3 - 1, far = c % 3 - 1, sg = c / 9 ? 1 : -1;
+	int up = sg > 0 ? far : near, down = sg > 0 ? near : far;
+	uint64_t *hit = s->hit + set * CS_STATS_NDIR;
+	uint64_t *off = s->off + set * CS_STATS_NDIR;
+
+	off[CS_STATS_TOWARD] += near ? cnt : 0;
+	hit[CS_STATS_TOWARD] += near * sg < 0 ? cnt : 0;
+	off[CS_STATS_AWAY] += far ? cnt : 0;
+	hit[CS_STATS_AWAY] += far * sg > 0 ? cnt : 0;
+	off[CS_STATS_UP] += up ? cnt : 0;
+	hit[CS_STATS_UP] += up > 0 ? cnt : 0;
+	off[CS_STATS_DOWN] += down ? cnt : 0;
+	hit[CS_STATS_DOWN] += down < 0 ? cnt : 0;
+}
+
+static void add_bins(cs_stats_t *s, const uint64_t *cnt)
+{
+	int c;
+
+	for (c = 0; c < NCLASS; c++) {
+		add_class(s, 0, c, cnt[c]);
+		add_class(s, 1, c, cnt[NCLASS + c]);
+	}
+	s->sign_off += cnt[BIN_SIGN_OFF];
+	s->sign_hit += cnt[BIN_SIGN_HIT];
 }
 
 void cs_stats_init(cs_stats_t *s)
@@ -270,11 +283,10 @@ static void stamp(cs_stats_t *s, int32_t d, int32_t op, int32_t P)
 void cs_stats_add(cs_stats_t *s, cs_dtype_t d, cs_op_t op, int nranks,
 		  const cs_golden_t *g, const void *got, size_t n)
 {
-	uint64_t cnt[NBITS] = {0}, used = 0;
+	uint64_t cnt[NBINS] = {0}, used = 0;
 	double en = 0, cap = 0, capmax = s->energy_capmax;
 	struct model m;
 	long long k;
-	int t;
 
 	if (!n)
 		return;
@@ -283,27 +295,21 @@ void cs_stats_add(cs_stats_t *s, cs_dtype_t d, cs_op_t op, int nranks,
 	if (!model_init(&m, d, op, nranks))
 		return;
 #pragma omp parallel for if (n > 16384) schedule(static) \
-	reduction(+ : cnt[:NBITS], used, en, cap) \
-	reduction(max : capmax)
+	reduction(+ : cnt[:NBINS], used, en, cap) reduction(max : capmax)
 	for (k = 0; k < (long long)n; k++) {
-		double e, c;
-		int u, j;
-		unsigned b = elem(&m, &g[k], cs_load(d, got, (size_t)k), &e, &c, &u);
+		double e = 0, c = 0;
+		int bin[4], nb, i;
 
-		for (j = 0; b && j < NBITS; j++)
-			cnt[j] += (b >> j) & 1;
-		used += (uint64_t)u;
+		nb = elem(&m, &g[k], cs_load(d, got, (size_t)k), &e, &c, bin);
+		for (i = 0; i < nb; i++)
+			cnt[bin[i]]++;
+		used += nb > 0;
 		en += e;
 		cap += c;
 		if (c > capmax)
 			capmax = c;
 	}
-	for (t = 0; t < CS_STATS_NTEST; t++) {
-		s->hit[t] += cnt[2 * t];
-		s->off[t] += cnt[2 * t + 1];
-	}
-	s->sign_off += cnt[NBITS - 2];
-	s->sign_hit += cnt[NBITS - 1];
+	add_bins(s, cnt);
 	s->n_used += used;
 	s->energy += en;
 	s->energy_cap += cap;

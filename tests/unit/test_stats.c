@@ -201,6 +201,29 @@ static void test_no_false_positive(void **state)
 	assert_int_equal(flagged, 0);
 }
 
+/* float8 avg where the premultiplied terms underflow (P = 100, 128): a
+ * conforming result may be 0 for every element whose partials cannot
+ * overflow; the sign check must not count those. */
+static void test_underflow_zero_conforms(void **state)
+{
+	const int ps[] = {100, 128};
+	char check[16], reason[512];
+	size_t di, pi, ii;
+
+	(void)state;
+	for (di = 4; di < 6; di++)
+	for (pi = 0; pi < N_OF(ps); pi++)
+	for (ii = 0; ii < N_OF(conforming); ii++) {
+		int lv = judge_impl(float_types[di], CS_OP_AVG, ps[pi], 1, COUNT,
+				    &conforming[ii], check, reason);
+		if (lv != CS_STATS_PASS)
+			print_message("%s P=%d impl %zu: %s: %s\n",
+				      cs_dtype_name(float_types[di]), ps[pi], ii,
+				      check, reason);
+		assert_int_equal(lv, CS_STATS_PASS);
+	}
+}
+
 /* Every hop truncated toward zero: FAIL for float32, float16, bfloat16,
  * every op and P. */
 static void test_trunc_hops_fail(void **state)
@@ -227,14 +250,15 @@ static void test_trunc_hops_fail(void **state)
 }
 
 /* avg summed to nearest, divided toward zero: FAIL with 4096 elements where
- * c*P >= 1 (P = 3, 5, 6 here, float32 and bfloat16); at least WARN with
- * 1024 at P = 3. */
+ * c*P >= 1 (float32 and bfloat16 at P = 3, 5, 6, 13, 17), decided by the
+ * well-conditioned elements from P = 13 on; at least WARN with 1024
+ * elements at P = 3. */
 static void test_avg_trunc_div(void **state)
 {
 	const emul_impl_t bad = {EMUL_RING, 0, EMUL_AVG_DIVIDE,
 				 EMUL_AVG_TRUNC_DIV};
 	const cs_dtype_t dts[] = {CS_DTYPE_FLOAT32, CS_DTYPE_BFLOAT16};
-	const int ps[] = {3, 5, 6};
+	const int ps[] = {3, 5, 6, 13, 17};
 	char check[16], reason[512];
 	size_t di, pi;
 
@@ -246,6 +270,8 @@ static void test_avg_trunc_div(void **state)
 			assert_int_equal(judge_impl(dts[di], CS_OP_AVG, ps[pi], 1,
 						    4096, &bad, check, reason),
 					 CS_STATS_FAIL);
+			if (ps[pi] >= 13)
+				assert_non_null(strstr(reason, "well-conditioned"));
 		}
 		assert_true(judge_impl(dts[di], CS_OP_AVG, 3, 1, COUNT, &bad,
 				       check, reason) >= CS_STATS_WARN);
@@ -550,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_emul_rounding),
 		cmocka_unit_test(test_emul_remainder),
 		cmocka_unit_test(test_no_false_positive),
+		cmocka_unit_test(test_underflow_zero_conforms),
 		cmocka_unit_test(test_trunc_hops_fail),
 		cmocka_unit_test(test_avg_trunc_div),
 		cmocka_unit_test(test_fp8_zero_negate),
