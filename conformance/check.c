@@ -27,7 +27,8 @@
 
 static const char *const check_order[] = {
 	"error", "guard", "sendbuf", "untouched", "value", "identity",
-	"nanrule", "oracle", "harness", "determinism", "skip",
+	"nanrule", "ovfrule", "bias", "precision", "oracle", "harness",
+	"determinism", "skip",
 };
 
 int cs_check_prio(const char *check)
@@ -47,6 +48,7 @@ void cs_local_init(cs_local_t *l, int world_rank, int comm_rank)
 	l->prio = cs_check_prio("");
 	l->rank = world_rank;
 	l->comm_rank = comm_rank;
+	cs_stats_init(&l->stats);
 }
 
 /* Copy src into dst[n]; a string that does not fit ends with " [...]" so
@@ -743,6 +745,10 @@ static void check_result(const cs_exec_t *e, int of, const unsigned char *got,
 	cs_golden_t *g = malloc(CHECK_BLOCK * sizeof *g);
 	cs_cmp_summary_t s;
 	cs_status_t st = CS_OK;
+	/* statistics over random-mode inputs (their model), once per set of
+	 * inputs: not again for a same-input call whose bits changed */
+	int stats = e->c.mode == CS_MODE_RANDOM &&
+		    (e->call == 0 || cs_exec_call_fresh(e->call));
 
 	if (!g) {
 		cs_local_set(l, CS_V_FAIL, "harness", "out of memory", NULL);
@@ -753,8 +759,12 @@ static void check_result(const cs_exec_t *e, int of, const unsigned char *got,
 	for (; lo < end && st == CS_OK; lo += n) {
 		n = end - lo < CHECK_BLOCK ? end - lo : CHECK_BLOCK;
 		st = cs_oracle_expect(&e->c, of, lo, n, prior_bits, g);
-		if (st == CS_OK)
-			cs_compare_range(d, g, got + lo * es, n, lo, &s);
+		if (st != CS_OK)
+			break;
+		cs_compare_range(d, g, got + lo * es, n, lo, &s);
+		if (stats)
+			cs_stats_add(&l->stats, d, e->c.op, e->c.nranks, g,
+				     got + lo * es, n);
 	}
 	free(g);
 	if (st != CS_OK) {

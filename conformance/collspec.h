@@ -12,6 +12,7 @@
 #include "harness.h"
 #include "collspec/backend.h"
 #include "csref/compare.h"
+#include "csref/stats.h"
 
 /* ---- names.c: extras of harness.h's names ------------------------------- */
 
@@ -156,6 +157,10 @@ typedef struct cs_local {
 	uint64_t obs[CS_NUM_OBS];
 	uint64_t elems, bytes;
 	double seconds;
+	cs_stats_t stats;      /* random-mode float reductions: the statistics
+				  of the elements this rank checked against
+				  the oracle (merged over ranks and judged by
+				  cs_result_merge) */
 } cs_local_t;
 
 void cs_local_init(cs_local_t *l, int world_rank, int comm_rank);

@@ -19,6 +19,7 @@
 #include "backend_nccl.h"
 #include "devmem.h"
 #include "driver.h"
+#include "hx.h"
 
 #define MAX_SIZES CS_MAX_SIZES
 #define DEFAULT_TIMEOUT 120.0
@@ -788,12 +789,11 @@ static void check_identity(const struct vcomm *vc, const cs_exec_t *e,
 	col = all + P * K;
 	if (vc->rank == 0 && cs_khash_key(&key) != CS_OK)
 		key.h[0] = 0; /* no key: a key is never 0 */
-	MPI_Bcast(key.h, 2, MPI_UINT64_T, 0, vc->comm);
+	cs_hx_bcast(key.h, sizeof key.h, 0, vc->comm);
 	for (k = 0; k < K; k++)
 		if ((bytes = cs_exec_kept(e, (int)k, &n)) != NULL)
 			cs_khash(&key, bytes, n, &mine[k]);
-	MPI_Allgather(mine, (int)(2 * K), MPI_UINT64_T, all, (int)(2 * K),
-		      MPI_UINT64_T, vc->comm);
+	cs_hx_allgather(mine, K * sizeof *mine, all, vc->comm);
 	for (k = 0; k < K && key.h[0]; k++) {
 		for (q = 0; q < P; q++)
 			col[q] = all[q * K + k];
@@ -803,18 +803,6 @@ static void check_identity(const struct vcomm *vc, const cs_exec_t *e,
 		cs_local_set(l, CS_V_FAIL, "harness", "the identity check could "
 			     "not draw its key (no random bytes)", NULL);
 	free(mine);
-}
-
-/* Broadcast n bytes from root in pieces that fit an int count. */
-static void bcast_bytes(void *buf, size_t n, int root, MPI_Comm comm)
-{
-	const size_t piece = (size_t)1 << 30;
-	size_t at, m;
-
-	for (at = 0; at < n; at += m) {
-		m = n - at < piece ? n - at : piece;
-		MPI_Bcast((unsigned char *)buf + at, (int)m, MPI_BYTE, root, comm);
-	}
 }
 
 /*
@@ -831,12 +819,12 @@ static void check_root_share(const struct vcomm *vc, cs_exec_t *e,
 	size_t n = cs_case_recv_count(&e->c, root) * cs_dtype_size(e->c.dtype);
 	unsigned char *buf = vc->rank == root ? cs_exec_recvp(e) : NULL;
 
-	MPI_Bcast(&skip, 1, MPI_INT, root, vc->comm);
+	cs_hx_bcast(&skip, sizeof skip, root, vc->comm);
 	if (skip)
 		return;
 	if (!buf && !(buf = malloc(n ? n : 1)))
 		MPI_Abort(MPI_COMM_WORLD, 2);
-	bcast_bytes(buf, n, root, vc->comm);
+	cs_hx_bcast(buf, n, root, vc->comm);
 	cs_exec_check_root_share(e, buf, l);
 	if (vc->rank != root)
 		free(buf);
@@ -860,7 +848,7 @@ static int one_call(const struct worker *w, const struct vcomm *vc,
 	cs_exec_fill(e);
 	failed = move(w, e, l, 1) != 0;
 	if (k == 0 || w->stream) {
-		MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+		any = cs_hx_any(failed, MPI_COMM_WORLD);
 		if (any)
 			return 1;
 	}
@@ -905,8 +893,7 @@ static void merge(const struct worker *w, const cs_hcase_t *hc,
 		if (!all)
 			MPI_Abort(MPI_COMM_WORLD, 2);
 	}
-	MPI_Gather(l, (int)sizeof *l, MPI_BYTE, all, (int)sizeof *l, MPI_BYTE,
-		   0, MPI_COMM_WORLD);
+	cs_hx_gather(l, sizeof *l, all, 0, MPI_COMM_WORLD);
 	if (w->wrank == 0)
 		cs_result_merge(w->o, w->backend_name, hc, all, w->wsize, res);
 	free(all);
@@ -935,7 +922,7 @@ static void run_case(const struct worker *w, struct vcomm *vc,
 		cs_exec_free(&e);
 		code = 2;
 	}
-	MPI_Allreduce(&code, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	all = cs_hx_max(code, MPI_COMM_WORLD);
 	if (all == 0)
 		execute(w, vc, &e, &l);
 	else if (code == 2)

@@ -156,6 +156,24 @@ static void apply_profile(const uint64_t *obs, cs_local_t *win, char *info,
 			     "behaviour observed", NULL);
 }
 
+/* The statistical verdicts over every element the ranks checked
+ * (spec/numerics.md, "Statistical verdicts"). */
+static void apply_stats(const cs_local_t *all, int n, cs_local_t *win)
+{
+	cs_stats_t s;
+	char check[32], reason[256];
+	int q, level;
+
+	cs_stats_init(&s);
+	for (q = 0; q < n; q++)
+		cs_stats_merge(&s, &all[q].stats);
+	level = cs_stats_judge(&s, check, sizeof check, reason, sizeof reason);
+	if (level == CS_STATS_FAIL)
+		cs_local_set(win, CS_V_FAIL, check, reason, NULL);
+	else if (level == CS_STATS_WARN)
+		cs_local_set(win, CS_V_WARN, check, reason, NULL);
+}
+
 /* "failing on N ranks: a b c" after the winner's detail. */
 static void list_failing(const cs_local_t *all, int n, int nfail, char *d,
 			 size_t cap)
@@ -196,6 +214,7 @@ void cs_result_merge(const cs_run_opts_t *o, const char *backend_name,
 		nfail += all[q].verdict == CS_V_FAIL;
 	}
 	apply_profile(obs, &win, res->info, sizeof res->info);
+	apply_stats(all, n, &win);
 	res->verdict = (cs_verdict_t)win.verdict;
 	snprintf(res->check, sizeof res->check, "%s", win.check);
 	snprintf(res->reason, sizeof res->reason, "%s", win.reason);
