@@ -1256,10 +1256,10 @@ static double mem_available(void)
  * A case whose buffers cannot fit in this machine's memory, with all P ranks
  * of the launch on it, is refused before anything runs: otherwise the
  * kernel kills a rank and the harness would blame the implementation
- * ("crash"). Estimate per rank: send and receive buffers (twice, for the
- * determinism rerun's fresh inputs), plus the oracle's working block.
+ * ("crash"). Estimate per rank: below, plus the oracle's working block.
  */
-static int fits_in_memory(const cs_hcase_t *cases, size_t n, int P)
+static int fits_in_memory(const cs_hcase_t *cases, size_t n, int P,
+			  int repeat)
 {
 	double avail = mem_available(), worst = 0;
 	size_t i, k = 0;
@@ -1268,11 +1268,18 @@ static int fits_in_memory(const cs_hcase_t *cases, size_t n, int P)
 		const cs_case_t *c = &cases[i].c;
 		/* the root holds the largest buffers; alltoallv pairs reach
 		 * 2*count (its matrix is built later) */
+		double recv = c->coll == CS_COLL_ALLTOALLV
+				      ? (double)c->count * P * 2.0
+				      : (double)cs_case_recv_count(c, c->root);
 		double elems = c->coll == CS_COLL_ALLTOALLV
-				       ? (double)c->count * P * 4.0
+				       ? recv * 2.0
 				       : (double)cs_case_send_count(c, c->root) +
-						 (double)cs_case_recv_count(c, c->root);
-		double need = elems * (double)cs_dtype_size(c->dtype) * 2.0 + 64e6;
+						 recv;
+		/* the buffers, their images for the case's own and the fresh
+		 * inputs, and copies of what the calls received (call 1's,
+		 * each fresh call's, the root's for a shared check) */
+		double need = (elems * 3.0 + recv * (repeat + 1.0)) *
+				      (double)cs_dtype_size(c->dtype) + 64e6;
 		if (need > worst) {
 			worst = need;
 			k = i;
@@ -1301,7 +1308,7 @@ static size_t sweep_total(const cs_run_opts_t *o, size_t *ncases)
 			fprintf(stderr, "collspec run: %s\n", cs_last_error());
 			return 0;
 		}
-		if (!fits_in_memory(cases, n, o->sizes[i])) {
+		if (!fits_in_memory(cases, n, o->sizes[i], o->repeat)) {
 			free(cases);
 			return 0;
 		}
