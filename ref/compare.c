@@ -125,7 +125,8 @@ cs_cmp_class_t cs_compare_elem(cs_dtype_t d, const cs_golden_t *g,
 	/* an overflow of finite terms shown as Inf or NaN (the golden bits
 	 * themselves may be that infinity); infinite or NaN terms never set
 	 * CS_G_OVF */
-	if (fl && o.cls != CS_CMP_WRONG && (g->flags & CS_G_OVF) && !isfinite(r))
+	if (fl && o.cls != CS_CMP_WRONG && (g->flags & CS_G_OVF) &&
+	    !isfinite(r))
 		o.obs_bits |= CS_OBS_BIT(CS_OBS_OVF_NONFINITE);
 	if (out)
 		*out = o;
@@ -180,8 +181,8 @@ void cs_compare_range(cs_dtype_t d, const cs_golden_t *g, const void *got,
 		o3 += (e.obs_bits >> CS_OBS_OVF_SATURATE) & 1;
 		if (c != CS_CMP_EXACT && isfinite(e.ulps) && e.ulps > max_ulps)
 			max_ulps = e.ulps;
-		if (c == CS_CMP_WITHIN && g[k].bound > 0 && e.err <= g[k].bound &&
-		    e.err / g[k].bound > max_ratio)
+		if (c == CS_CMP_WITHIN && g[k].bound > 0 &&
+		    e.err <= g[k].bound && e.err / g[k].bound > max_ratio)
 			max_ratio = e.err / g[k].bound;
 	}
 	s->n += n;

@@ -279,7 +279,8 @@ static bool golden_sum_special(cs_dtype_t d, const double *t, int n,
 		g->s_hi = pinf ? INFINITY : -INFINITY;
 		/* finite partials that can reach the other infinity: NaN too */
 		set_exact_bits(g, cs_from_f64(d, g->s_hi, 0),
-			       may_overflow(d, k, other * (1 + k->th2)) ? CS_G_NAN_OK : 0);
+			       may_overflow(d, k, other * (1 + k->th2)) ?
+			       CS_G_NAN_OK : 0);
 		return true;
 	}
 	return false;
@@ -399,7 +400,8 @@ static void premul_masses(cs_dtype_t d, int P, const uint64_t *x,
 	*pos = *neg = 0;
 	for (i = 0; i < P; i++) {
 		double v = cs_to_f64(d, x[i]) * cs_to_f64(d, alpha[i]);
-		double a = fmax(fabs(v), fabs(cs_to_f64(d, cs_from_f64(d, v, 0))));
+		double r = cs_to_f64(d, cs_from_f64(d, v, 0));
+		double a = fmax(fabs(v), fabs(r));
 		*pos += v > 0 ? a : 0;
 		*neg += v < 0 ? a : 0;
 	}
@@ -524,7 +526,8 @@ static void golden_sumlike(cs_dtype_t d, cs_op_t op, int P, const uint64_t *x,
 			B += eta * (1 + u) * (1 + th) * A;
 	}
 	/* a step's exact value: its terms grown by the roundings below it */
-	finish_float(d, P, S, B, Eor, pos * (1 + k->th2), neg * (1 + k->th2), g);
+	finish_float(d, P, S, B, Eor, pos * (1 + k->th2), neg * (1 + k->th2),
+		     g);
 	if (S.hi == 0)
 		g->flags |= CS_G_ANY_ZERO;
 	if (g->flags & CS_G_OVF)
@@ -620,9 +623,9 @@ static double prod_underflow(cs_dtype_t d, const struct kconst *k, int P,
 			     const struct scaled *M)
 {
 	double unused;
+	long e = M->e + cs_dtype_emin(d) - cs_dtype_prec(d);
 
-	return scaled_value((dd_t){M->m.hi * (P - 1) * k->grow, 0},
-			    M->e + cs_dtype_emin(d) - cs_dtype_prec(d), &unused);
+	return scaled_value((dd_t){M->m.hi * (P - 1) * k->grow, 0}, e, &unused);
 }
 
 /* Product of the magnitudes below 1, but the one at index skip. */
@@ -724,7 +727,8 @@ static void golden_prod(cs_dtype_t d, int P, const uint64_t *x, cs_golden_t *g)
 	if (S.m.hi == 0)
 		finish_float(d, P, s, B, Eor, 0, 0, g);
 	else
-		finish_float(d, P, s, B, Eor, neg ? 0 : mval, neg ? mval : 0, g);
+		finish_float(d, P, s, B, Eor, neg ? 0 : mval, neg ? mval : 0,
+			     g);
 	if (may_overflow(d, k, mval) && (S.m.hi == 0 || cs_fmt_of(d).fn ||
 					 golden_prod_tiny(d, P, x)))
 		g->flags |= CS_G_OVF_NAN;

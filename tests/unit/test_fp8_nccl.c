@@ -50,14 +50,14 @@ static void build_tables(cs_dtype_t d, cs_op_t op)
 	T.d = d;
 	T.op = op;
 	for (a = 0; a < 256; a++) {
-		T.val[a] = ncclm_value(d, (uint8_t)a);
+		uint8_t x = (uint8_t)a;
+		T.val[a] = ncclm_value(d, x);
 		for (b = 0; b < 256; b++) {
-			T.step[NCCL][a][b] = ncclm_step(d, sop, (uint8_t)a, (uint8_t)b);
-			T.step[REF][a][b] = (uint8_t)cs_step(d, sop, (uint64_t)a,
-							     (uint64_t)b);
-			T.premul[NCCL][a][b] = ncclm_premul(d, (uint8_t)a, (uint8_t)b);
-			T.premul[REF][a][b] = (uint8_t)cs_op_premul(d, (uint64_t)a,
-								    (uint64_t)b);
+			uint8_t y = (uint8_t)b;
+			T.step[NCCL][a][b] = ncclm_step(d, sop, x, y);
+			T.step[REF][a][b] = (uint8_t)cs_step(d, sop, x, y);
+			T.premul[NCCL][a][b] = ncclm_premul(d, x, y);
+			T.premul[REF][a][b] = (uint8_t)cs_op_premul(d, x, y);
 		}
 	}
 	for (a = 1; a <= 3; a++) {

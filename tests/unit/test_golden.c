@@ -548,7 +548,8 @@ static void test_avg_scalar_through_float(void **state)
 
 		for (P = 1; P <= 1L << 24; P++) {
 			uint64_t a = cs_avg_scalar(d, (int)P);
-			uint64_t b = cs_from_f64(d, (double)(float)(1.0 / (double)P), 0);
+			double f = (float)(1.0 / (double)P);
+			uint64_t b = cs_from_f64(d, f, 0);
 			double cb = cs_to_f64(d, b);
 			if (a == b)
 				continue;
