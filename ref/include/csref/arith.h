@@ -114,11 +114,13 @@ CS_HD double cs_fmt_decode(cs_fmt_t f, uint64_t b) {
     return neg ? -NAN : NAN;
   if (!f.fn && e == cs_fmt_emask(f))
     v = INFINITY;
-  else if (e == 0) /* zero or subnormal: m * 2^(emin - mbits) */
-    v = ldexp((double)m, 1 - cs_fmt_bias(f) - f.mbits);
-  else
-    v = ldexp((double)(m | ((uint64_t)1 << f.mbits)),
-              (int)e - cs_fmt_bias(f) - f.mbits);
+  else if (e == 0) /* zero or subnormal: m * 2^(emin - mbits), exact */
+    v = (double)m *
+        cs_bits_to_f64((uint64_t)(1023 + 1 - cs_fmt_bias(f) - f.mbits) << 52);
+  else /* normal: the same exponent and mantissa, re-biased and widened */
+    return cs_bits_to_f64(((uint64_t)neg << 63) |
+                          ((e - (uint64_t)cs_fmt_bias(f) + 1023) << 52) |
+                          (m << (52 - f.mbits)));
   return neg ? -v : v;
 }
 
@@ -144,6 +146,20 @@ CS_HD uint64_t cs_fmt_encode(cs_fmt_t f, double x, int sat) {
                      : (f.fn ? cs_fmt_nanbits(f) : cs_fmt_infbits(f));
   if (isinf(a))
     return sign | ovf;
+  uint64_t ab = cs_f64_to_bits(a);
+  int ea = (int)(ab >> 52) - 1023; /* a in [2^ea, 2^(ea+1)) when normal */
+  if (ea >= emin && ea <= emax && (ab >> 52) != 0) {
+    /* the common case, in integers: keep mbits of the 52 mantissa bits,
+     * rounding the rest to nearest, ties to even; a carry out of the
+     * mantissa steps into the next binade, which the exponent add does */
+    int sh = 52 - f.mbits;
+    uint64_t q = (ab & (((uint64_t)1 << 52) - 1)) >> sh;
+    uint64_t rest = ab & (((uint64_t)1 << sh) - 1), half = (uint64_t)1 << (sh - 1);
+    if (rest > half || (rest == half && (q & 1)))
+      q++;
+    q += (uint64_t)(ea + cs_fmt_bias(f)) << f.mbits;
+    return sign | (q > cs_fmt_maxbits(f) ? ovf : q);
+  }
   int e2;
   (void)frexp(a, &e2);
   int E = e2 - 1; /* a in [2^E, 2^(E+1)) */
