@@ -486,7 +486,9 @@ static int open_outputs(struct ipw *w)
 	const cs_run_opts_t *o = w->o;
 	cs_report_opts_t ro;
 
-	if (!o->results || o->verbose || o->json || o->junit) {
+	/* (a worker the driver started reports through the results file
+	 * only: the driver prints the table) */
+	if (!o->results || o->json || o->junit) {
 		cs_run_report_opts(o, &ro);
 		if (cs_report_open(&ro, &w->rep) != CS_OK)
 			return say(cs_last_error());
