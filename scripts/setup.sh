@@ -15,6 +15,8 @@
 #                  ON (required) or OFF
 #   CS_BUILD_TYPE  CMake build type (default RelWithDebInfo)
 #   CS_SKIP_APT=1  never call apt-get (report missing packages instead)
+#   CS_SETUP_FUZZ=1  also install clang and libFuzzer (scripts/test.sh sets
+#                  it for its fuzz stage)
 
 set -euo pipefail
 
@@ -34,6 +36,11 @@ cs_packages() {
 	# nvcc compiles host code with g++: needed only for the CUDA parts.
 	if [ "${CS_CUDA:-AUTO}" != OFF ] && command -v nvcc >/dev/null; then
 		echo g++
+	fi
+	# scripts/test.sh's fuzz stage: clang, its libFuzzer and sanitizer
+	# runtimes (libclang-rt-dev) and its OpenMP (libomp-dev).
+	if [ "${CS_SETUP_FUZZ:-0}" = 1 ]; then
+		echo clang libclang-rt-dev libomp-dev
 	fi
 }
 
