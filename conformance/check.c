@@ -735,6 +735,19 @@ static void check_slice(const cs_exec_t *e, size_t n, size_t *lo,
 	*end = *lo + n / P + (r < n % P);
 }
 
+/* The oracle's working block, kept for the process's life: allocated
+ * anew for every check, its pages would be zeroed by the kernel each time.
+ * The checks run one at a time per process (the in-process worker checks
+ * its ranks in turn). NULL when out of memory. */
+static cs_golden_t *golden_block(void)
+{
+	static cs_golden_t *block;
+
+	if (!block)
+		block = malloc(CHECK_BLOCK * sizeof *block);
+	return block;
+}
+
 /* Elements [lo, end) of the receive range that comm rank `of` holds (got:
  * its element 0) against the oracle; the verdict goes to l. */
 static void check_result(const cs_exec_t *e, int of, const unsigned char *got,
@@ -742,7 +755,7 @@ static void check_result(const cs_exec_t *e, int of, const unsigned char *got,
 {
 	cs_dtype_t d = e->c.dtype;
 	size_t es = cs_dtype_size(d), n, i, first = lo;
-	cs_golden_t *g = malloc(CHECK_BLOCK * sizeof *g);
+	cs_golden_t *g = golden_block();
 	cs_cmp_summary_t s;
 	cs_status_t st = CS_OK;
 	/* statistics over random-mode inputs (their model), once per set of
@@ -766,7 +779,6 @@ static void check_result(const cs_exec_t *e, int of, const unsigned char *got,
 			cs_stats_add(&l->stats, d, e->c.op, e->c.nranks, g,
 				     got + lo * es, n);
 	}
-	free(g);
 	if (st != CS_OK) {
 		cs_local_set(l, CS_V_FAIL, "oracle", cs_last_error(), NULL);
 		return;
