@@ -3,19 +3,21 @@
  * flag emulated implementations, conforming and broken, on random-mode
  * allreduce cases.
  *
- *   bench_stats_power [cases] [count] [Pmax] [dtype]
- *                                (defaults: 20, 1024, 64, every float dtype;
- *                                 cases = 0: the cost line only)
+ *   bench_stats_power [cases] [count] [Pmax|P,P,...] [dtype]
+ *       defaults: 20 cases, 1024 elements, P = 2..64, every float dtype;
+ *       a comma-separated list gives the P values; cases = 0: the cost
+ *       line only.
  *
- * For every float dtype, op (sum, avg, premulsum, prod) and P = 2..Pmax,
+ * For every float dtype, op (sum, avg, premulsum, prod) and P,
  * `cases` seeds: inputs from cs_gen_column, goldens from cs_oracle_expect,
  * results from the emulations of tests/unit/stats_emul.c. Prints per
  * (dtype, op, implementation) the share of cases judged WARN and FAIL, the
  * P values where a broken one was missed, and the largest direction
  * fraction seen. Conforming implementations: ring and tree order, per hop
  * in the dtype or accumulated in float32, avg premultiplied or divided.
- * Broken: every hop truncated toward zero; avg's division truncated; every
- * hop rounded with 4 mantissa bits less (not float8); 0 and -S (at P = 64). Then the cost of cs_stats_add per element next to
+ * Broken: every hop truncated toward zero; avg's division truncated (only
+ * at P where that can differ from every conforming result); every hop
+ * rounded with 4 mantissa bits less (not float8); 0 and -S (at P = 64). Then the cost of cs_stats_add per element next to
  * the oracle's. Figures only; nothing is asserted.
  */
 #include <omp.h>
@@ -23,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "csref/arith.h"
 #include "csref/compare.h"
 #include "csref/oracle.h"
 #include "csref/stats.h"
@@ -66,7 +69,7 @@ static const cs_op_t ops[] = {CS_OP_SUM, CS_OP_AVG, CS_OP_PREMULSUM,
 /* Tallies of one (dtype, op, implementation) over P and seeds. */
 struct tally {
 	long cases, warn, fail, wrong; /* wrong: a per-element FAIL too */
-	double qmax;
+	double qmax, smax, emax; /* direction and sign fractions, energy */
 	char missed[256]; /* P values with a case a broken one passed */
 };
 
@@ -100,6 +103,18 @@ static void note_missed(struct tally *t, int P)
 	strcat(t->missed, buf);
 }
 
+/* Whether avg's truncated division can differ from every conforming
+ * result: P not a power of two (else the division is exact) and c P >= 1
+ * for both roundings of c (else the premultiplied path already sits as far
+ * toward zero; spec/numerics.md 8.8). */
+static int trunc_div_visible(cs_dtype_t d, int P)
+{
+	double c1 = cs_to_f64(d, cs_avg_scalar(d, P));
+	double c2 = cs_to_f64(d, cs_from_f64(d, (float)(1.0 / P), 0));
+
+	return (P & (P - 1)) && c1 * P >= 1 && c2 * P >= 1;
+}
+
 /* One case: goldens once, then every applicable implementation. */
 static void run_case(const cs_case_t *c, cs_golden_t *g, void *got,
 		     struct tally *t)
@@ -117,7 +132,9 @@ static void run_case(const cs_case_t *c, cs_golden_t *g, void *got,
 		if ((im->only_op >= 0 && (int)c->op != im->only_op) ||
 		    (im->only_p && c->nranks != im->only_p) ||
 		    (im->im.bug == EMUL_LOSE_BITS &&
-		     cs_dtype_prec(c->dtype) <= EMUL_LOST_BITS + 4))
+		     cs_dtype_prec(c->dtype) <= EMUL_LOST_BITS + 4) ||
+		    (im->im.bug == EMUL_AVG_TRUNC_DIV &&
+		     !trunc_div_visible(c->dtype, c->nranks)))
 			continue;
 		emul_call(c, &im->im, 0, c->count, got);
 		cs_stats_init(&s);
@@ -131,6 +148,10 @@ static void run_case(const cs_case_t *c, cs_golden_t *g, void *got,
 		t[i].fail += lv == CS_STATS_FAIL;
 		if (qmax_of(&s) > t[i].qmax)
 			t[i].qmax = qmax_of(&s);
+		if (s.sign_off && (double)s.sign_hit / (double)s.sign_off > t[i].smax)
+			t[i].smax = (double)s.sign_hit / (double)s.sign_off;
+		if (s.n_used && s.energy / (double)s.n_used > t[i].emax)
+			t[i].emax = s.energy / (double)s.n_used;
 		if (im->broken && lv == CS_STATS_PASS)
 			note_missed(&t[i], c->nranks);
 	}
@@ -146,16 +167,18 @@ static void print_tallies(cs_dtype_t d, cs_op_t op, const struct tally *t)
 		double c = (double)t[i].cases;
 
 		printf("%-12s %-10s %-22s %6ld %7.2f%% %7.2f%% %7.2f%% %6.3f "
-		       "%s\n", cs_dtype_name(d), cs_op_name(op), impls[i].name,
-		       t[i].cases, 100.0 * (double)t[i].warn / c,
+		       "%6.3f %7.4f %s\n", cs_dtype_name(d), cs_op_name(op),
+		       impls[i].name, t[i].cases,
+		       100.0 * (double)t[i].warn / c,
 		       100.0 * (double)t[i].fail / c,
-		       100.0 * (double)t[i].wrong / c, t[i].qmax,
-		       t[i].missed[0] ? t[i].missed : "-");
+		       100.0 * (double)t[i].wrong / c, t[i].qmax, t[i].smax,
+		       t[i].emax, t[i].missed[0] ? t[i].missed : "-");
 	}
 }
 
 /* Every P and seed of one (dtype, op), cases spread over threads. */
-static void power(cs_dtype_t d, cs_op_t op, int cases, size_t n, int Pmax)
+static void power(cs_dtype_t d, cs_op_t op, int cases, size_t n,
+		  const int *ps, int nps)
 {
 	struct tally t[NIMPL];
 	int job;
@@ -170,9 +193,9 @@ static void power(cs_dtype_t d, cs_op_t op, int cases, size_t n, int Pmax)
 
 		memset(mine, 0, sizeof mine);
 #pragma omp for schedule(dynamic)
-		for (job = 0; job < (Pmax - 1) * cases; job++) {
+		for (job = 0; job < nps * cases; job++) {
 			cs_case_t c = {CS_COLL_ALLREDUCE, d, op, CS_MODE_RANDOM,
-				       2 + job / cases, 0, n,
+				       ps[job / cases], 0, n,
 				       (uint64_t)(job % cases) + 1, NULL, 0};
 			if (g && got)
 				run_case(&c, g, got, mine);
@@ -184,8 +207,9 @@ static void power(cs_dtype_t d, cs_op_t op, int cases, size_t n, int Pmax)
 			t[i].warn += mine[i].warn;
 			t[i].fail += mine[i].fail;
 			t[i].wrong += mine[i].wrong;
-			if (mine[i].qmax > t[i].qmax)
-				t[i].qmax = mine[i].qmax;
+			t[i].qmax = mine[i].qmax > t[i].qmax ? mine[i].qmax : t[i].qmax;
+			t[i].smax = mine[i].smax > t[i].smax ? mine[i].smax : t[i].smax;
+			t[i].emax = mine[i].emax > t[i].emax ? mine[i].emax : t[i].emax;
 			while (*p) {
 				char *end;
 				note_missed(&t[i], (int)strtol(p, &end, 10));
@@ -241,34 +265,57 @@ static void cost(size_t n)
 	free(got);
 }
 
+/* The P values: 2..Pmax, or a comma-separated list. Returns how many. */
+static int parse_ranks(const char *arg, int *ps, int max)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+	int n = 0;
+
+	if (!*end) {
+		for (n = 0; n < max && n + 2 <= v; n++)
+			ps[n] = n + 2;
+		return v >= 2 && v <= 1024 ? n : 0;
+	}
+	for (;;) {
+		if (v < 2 || v > 1024 || n == max || (*end && *end != ','))
+			return 0;
+		ps[n++] = (int)v;
+		if (!*end)
+			return n;
+		v = strtol(end + 1, &end, 10);
+	}
+}
+
 int main(int argc, char **argv)
 {
-	int cases = argc > 1 ? atoi(argv[1]) : 20;
+	int cases = argc > 1 ? atoi(argv[1]) : 20, ps[1024], nps;
 	size_t n = argc > 2 ? strtoull(argv[2], NULL, 10) : 1024;
-	int Pmax = argc > 3 ? atoi(argv[3]) : 64;
 	cs_dtype_t only = CS_NUM_DTYPES;
 	size_t di, oi;
 
-	if (cases < 0 || n < 1 || Pmax < 2 || Pmax > 1024 ||
+	nps = parse_ranks(argc > 3 ? argv[3] : "64", ps, 1024);
+	if (cases < 0 || n < 1 || !nps ||
 	    (argc > 4 && cs_dtype_parse(argv[4], &only) != CS_OK)) {
 		fprintf(stderr, "usage: bench_stats_power [cases] [count] "
-			"[Pmax <= 1024] [float dtype]\n");
+			"[Pmax|P,P,...] [float dtype]\n");
 		return 2;
 	}
 	if (cases == 0) {
 		cost((size_t)1 << 20);
 		return 0;
 	}
-	printf("random-mode allreduce, %zu elements, P = 2..%d, %d seeds each; "
-	       "share of cases judged WARN and FAIL\n", n, Pmax, cases);
-	printf("%-12s %-10s %-22s %6s %8s %8s %8s %6s %s\n", "dtype", "op",
-	       "implementation", "cases", "WARN", "FAIL", "elemFAIL", "qmax",
-	       "P missed (broken)");
+	printf("random-mode allreduce, %zu elements, P = %s, %d seeds each; "
+	       "share of cases judged WARN and FAIL\n", n,
+	       argc > 3 ? argv[3] : "2..64", cases);
+	printf("%-12s %-10s %-22s %6s %8s %8s %8s %6s %6s %7s %s\n", "dtype",
+	       "op", "implementation", "cases", "WARN", "FAIL", "elemFAIL",
+	       "qmax", "smax", "Emax", "P missed (broken)");
 	for (di = 0; di < sizeof dtypes / sizeof dtypes[0]; di++)
 		for (oi = 0; oi < sizeof ops / sizeof ops[0]; oi++) {
 			if (only != CS_NUM_DTYPES && dtypes[di] != only)
 				continue;
-			power(dtypes[di], ops[oi], cases, n, Pmax);
+			power(dtypes[di], ops[oi], cases, n, ps, nps);
 			fflush(stdout);
 		}
 	cost((size_t)1 << 20);
