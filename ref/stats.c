@@ -6,9 +6,9 @@
  * and B. It classifies r against the reference points (S, and for avg also
  * cPS, the centre of the premultiplied path, for either rounding of c) in
  * four directions, checks its sign, and adds its squared distance from
- * them in units of the model variance. The
- * judge turns the counts into binomial tail bounds (Chernoff, in the
- * Kullback-Leibler form) and the energy into a Bernstein bound.
+ * them in units of the model variance. The judge turns the counts into
+ * binomial tail bounds (Chernoff, in the Kullback-Leibler form) and the
+ * energy into a Bernstein bound.
  */
 #include <math.h>
 #include <stdio.h>
@@ -194,8 +194,9 @@ static int sign_of(double x)
 }
 
 /*
- * One element: the bins it counts in, energy term and cap; *nbin = 0 when
- * it is not a plain finite rounding case. Its class: the signs of its
+ * One element: the number of bins it counts in, written to bin[], and its
+ * energy term and cap; 0 when it is not a plain finite rounding case. Its
+ * class: the signs of its
  * offsets from klo S and khi S and of S (a well-conditioned element, a <=
  * KAPPA |S|, counts in the second set of classes too); the sign check's
  * bins when |S| is beyond what underflow can erase. The energy is the
@@ -221,7 +222,7 @@ static int elem(const struct model *m, const cs_golden_t *g, uint64_t got,
 	*en = fmin(x * x, *cap);
 	bin[n++] = CLASS(sign_of(e1), sign_of(e2), g->s_hi > 0);
 	if (a <= KAPPA * fabs(g->s_hi))
-		bin[n] = bin[0] + NCLASS, n++;
+		bin[n++] = bin[0] + NCLASS;
 	if (fabs(g->s_hi) > m->ufl && m->klo.hi > 0) { /* c = 0 returns 0 */
 		bin[n++] = BIN_SIGN_OFF;
 		if (r * g->s_hi <= 0)

@@ -444,12 +444,13 @@ static void test_ignored(void **state)
 
 /* The model scale recovered from B is proportional to A = sum |terms|
  * (sum, premulsum: the same factor for every element of a case; avg: A/P)
- * and to |S| for prod. B's underflow terms, at most P eta (1 + theta) +
+ * and to |S| for prod, and sigma is at least the spec's sqrt(k) u a. B's underflow terms, at most P eta (1 + theta) +
  * eta, shift the ratio by about P eta / (u A) = 13 * 2^-14 / A: under
  * 1e-6 for A >= 1024, so the ratio agrees to 1e-5. */
 static void test_sigma_scale(void **state)
 {
 	uint64_t x[64], al[64];
+	double u = cs_unit_roundoff(CS_DTYPE_FLOAT16);
 	size_t oi, i;
 	int q, P = 13;
 
@@ -478,6 +479,16 @@ static void test_sigma_scale(void **state)
 			if (ratio == 0)
 				ratio = r;
 			assert_true(fabs(r / ratio - 1) < 1e-5);
+			/* at least the RMS of k roundings of u times the scale:
+			 * k = P (sum, prod), 2P of A/P (avg), 2P (premulsum) */
+			if (op == CS_OP_AVG)
+				assert_true(sg >= sqrt(2.0 * P) * u * A / P);
+			else if (op == CS_OP_PREMULSUM)
+				assert_true(sg >= sqrt(2.0 * P) * u * A);
+			else if (op == CS_OP_SUM)
+				assert_true(sg >= sqrt((double)P) * u * A);
+			else
+				assert_true(sg >= sqrt(pow(1 + u * u, P) - 1) * A);
 		}
 		assert_true(ratio > 0);
 	}
