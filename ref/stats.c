@@ -225,7 +225,8 @@ static int elem(const struct model *m, const cs_golden_t *g, uint64_t got,
 		bin[n++] = bin[0] + NCLASS;
 	if (fabs(g->s_hi) > m->ufl && m->klo.hi > 0) { /* c = 0 returns 0 */
 		bin[n++] = BIN_SIGN_OFF;
-		if (r * g->s_hi <= 0)
+		if (r == 0 || signbit(r) != signbit(g->s_hi)) /* no product:
+								 it underflows */
 			bin[n++] = BIN_SIGN_HIT;
 	}
 	return n;

@@ -432,6 +432,14 @@ static void test_ignored(void **state)
 	cs_stats_init(&s);
 	cs_stats_add(&s, CS_DTYPE_FLOAT32, CS_OP_MAX, 8, goldens, got, i);
 	assert_int_equal(s.n_used, 0);
+	/* float64 near the bottom of its range: a correct sign is no hit
+	 * (r times S would underflow to 0) */
+	goldens[0] = (cs_golden_t){.s_hi = 1e-200, .bound = 1e-210};
+	got_buf[0] = 0x16687e92154ef7acull; /* 1e-200 */
+	cs_stats_init(&s);
+	cs_stats_add(&s, CS_DTYPE_FLOAT64, CS_OP_SUM, 8, goldens, got_buf, 1);
+	assert_int_equal(s.sign_off, 1);
+	assert_int_equal(s.sign_hit, 0);
 	/* exact mode: every conforming result is the golden, error 0 */
 	assert_int_equal(cs_oracle_expect(&c, 0, 0, COUNT, NULL, goldens), CS_OK);
 	for (i = 0; i < COUNT; i++)
