@@ -7,6 +7,15 @@
 #include "csref/compare.h"
 #include "csref/arith.h"
 
+/* 2^k as a double, by its bits where k is in the normal range (called for
+ * every compared element: ldexp would dominate). */
+static double pow2(int k)
+{
+	if (k >= -1022 && k <= 1023)
+		return cs_bits_to_f64((uint64_t)(k + 1023) << 52);
+	return ldexp(1.0, k);
+}
+
 double cs_ulp(cs_dtype_t d, double s)
 {
 	int p = cs_dtype_prec(d), emin = cs_dtype_emin(d), emax = cs_dtype_emax(d);
@@ -17,13 +26,12 @@ double cs_ulp(cs_dtype_t d, double s)
 	if (!isfinite(s))
 		return NAN;
 	s = fabs(s);
-	if (s < ldexp(1.0, emin))
-		return ldexp(1.0, emin - p + 1);
-	(void)frexp(s, &e);
-	e -= 1; /* s in [2^e, 2^(e+1)) */
+	if (s < pow2(emin))
+		return pow2(emin - p + 1);
+	e = (int)(cs_f64_to_bits(s) >> 52) - 1023; /* s in [2^e, 2^(e+1)) */
 	if (e > emax)
 		e = emax;
-	return ldexp(1.0, e - p + 1);
+	return pow2(e - p + 1);
 }
 
 /* Same value for the purpose of an exact match: equal bits, any NaN for a
