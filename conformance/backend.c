@@ -385,10 +385,11 @@ static void probe_wait(struct probe *p, double timeout)
 /* The step of the load the child reached, in words. */
 static const char *probe_where(const struct probe *p)
 {
-	if (memchr(p->buf, STAGE_ENTERED, p->len))
+	/* (no memchr on a NULL buf, even of length 0: undefined) */
+	if (p->len && memchr(p->buf, STAGE_ENTERED, p->len))
 		return "after its entry point returned, in the harness's check "
 		       "of the backend struct it returned";
-	if (memchr(p->buf, STAGE_OPENED, p->len))
+	if (p->len && memchr(p->buf, STAGE_OPENED, p->len))
 		return "in its entry point " CS_BACKEND_SYMBOL "()";
 	return "in dlopen, running its constructors (or those of the "
 	       "libraries it needs)";
