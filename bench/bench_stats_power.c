@@ -109,8 +109,10 @@ static void note_missed(struct tally *t, int P)
  * toward zero; spec/numerics.md 8.8). */
 static int trunc_div_visible(cs_dtype_t d, int P)
 {
-	double c1 = cs_to_f64(d, cs_avg_scalar(d, P));
-	double c2 = cs_to_f64(d, cs_from_f64(d, (float)(1.0 / P), 0));
+	double c1 = cs_to_f64(d, cs_avg_scalar(d, P)), c2 = c1;
+
+	if (cs_dtype_prec(d) < 24) /* NCCL's scalar through float */
+		c2 = cs_to_f64(d, cs_from_f64(d, (float)(1.0 / P), 0));
 
 	return (P & (P - 1)) && c1 * P >= 1 && c2 * P >= 1;
 }

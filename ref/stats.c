@@ -91,11 +91,11 @@ static int kdd_equal(struct kdd a, struct kdd b)
 static void model_refs(struct model *m, cs_dtype_t d, cs_op_t op, int P)
 {
 	m->klo = m->khi = (struct kdd){1, 0};
-	if (op == CS_OP_AVG) {
+	if (op == CS_OP_AVG)
 		widen(m, times_p(cs_to_f64(d, cs_avg_scalar(d, P)), P));
+	if (op == CS_OP_AVG && cs_dtype_prec(d) < 24)
 		widen(m, times_p(cs_to_f64(d, cs_from_f64(d, (float)(1.0 / P), 0)),
 				 P));
-	}
 	m->one_ref = kdd_equal(m->klo, m->khi);
 }
 

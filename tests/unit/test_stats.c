@@ -225,7 +225,7 @@ static void test_underflow_zero_conforms(void **state)
 }
 
 /* Every hop truncated toward zero: FAIL for float32, float16, bfloat16,
- * every op and P. */
+ * every op and P; float64 avg at P = 25. */
 static void test_trunc_hops_fail(void **state)
 {
 	const emul_impl_t bad = {EMUL_RING, 0, EMUL_AVG_PREMUL,
@@ -247,6 +247,10 @@ static void test_trunc_hops_fail(void **state)
 		assert_int_equal(lv, CS_STATS_FAIL);
 		assert_string_equal(check, "bias");
 	}
+	/* float64 avg: NCCL's scalar through float applies below 24 bits
+	 * only; at P = 25 it would sit 10^8 float64 ulps toward zero */
+	assert_int_equal(judge_impl(CS_DTYPE_FLOAT64, CS_OP_AVG, 25, 1, COUNT,
+				    &bad, check, reason), CS_STATS_FAIL);
 }
 
 /* avg summed to nearest, divided toward zero: FAIL with 4096 elements where
