@@ -8,17 +8,20 @@
  *       a comma-separated list gives the P values; cases = 0: the cost
  *       line only.
  *
- * For every float dtype, op (sum, avg, premulsum, prod) and P,
- * `cases` seeds: inputs from cs_gen_column, goldens from cs_oracle_expect,
- * results from the emulations of tests/unit/stats_emul.c. Prints per
- * (dtype, op, implementation) the share of cases judged WARN and FAIL, the
- * P values where a broken one was missed, and the largest direction
- * fraction seen. Conforming implementations: ring and tree order, per hop
- * in the dtype or accumulated in float32, avg premultiplied or divided.
- * Broken: every hop truncated toward zero; avg's division truncated (only
- * at P where that can differ from every conforming result); every hop
- * rounded with 4 mantissa bits less (not float8); 0 and -S (at P = 64). Then the cost of cs_stats_add per element next to
- * the oracle's. Figures only; nothing is asserted.
+ * For every float dtype, op (sum, avg, premulsum, prod) and P, `cases`
+ * seeds: inputs from cs_gen_column, goldens from cs_oracle_expect, results
+ * from the emulations of tests/unit/stats_emul.c. Conforming
+ * implementations: ring and tree order, per hop in the dtype or
+ * accumulated in float32, avg premultiplied or divided. Broken: every hop
+ * truncated toward zero; avg's division truncated (only at P where that can
+ * differ from every conforming result); every hop rounded with 4 mantissa
+ * bits less (not float8); 0 and -S (at P = 64). Prints per (dtype, op,
+ * implementation) the share of cases the statistics judge WARN and FAIL,
+ * the share the per-element check (cs_compare_range) fails, the largest
+ * direction fraction (qmax), sign-check fraction (smax) and mean energy
+ * (Emax) of a case, and the P values where the statistics passed a broken
+ * one. Then the cost of cs_stats_add per element next to the oracle's and
+ * the comparison's. Figures only; nothing is asserted.
  */
 #include <omp.h>
 #include <stdio.h>
@@ -179,6 +182,27 @@ static void print_tallies(cs_dtype_t d, cs_op_t op, const struct tally *t)
 }
 
 /* Every P and seed of one (dtype, op), cases spread over threads. */
+/* dst += src, tally by tally. */
+static void merge_tallies(struct tally *dst, const struct tally *src)
+{
+	size_t i;
+
+	for (i = 0; i < NIMPL; i++) {
+		const char *p = src[i].missed;
+		char *end;
+
+		dst[i].cases += src[i].cases;
+		dst[i].warn += src[i].warn;
+		dst[i].fail += src[i].fail;
+		dst[i].wrong += src[i].wrong;
+		dst[i].qmax = src[i].qmax > dst[i].qmax ? src[i].qmax : dst[i].qmax;
+		dst[i].smax = src[i].smax > dst[i].smax ? src[i].smax : dst[i].smax;
+		dst[i].emax = src[i].emax > dst[i].emax ? src[i].emax : dst[i].emax;
+		for (; *p; p = end)
+			note_missed(&dst[i], (int)strtol(p, &end, 10));
+	}
+}
+
 static void power(cs_dtype_t d, cs_op_t op, int cases, size_t n,
 		  const int *ps, int nps)
 {
@@ -191,7 +215,6 @@ static void power(cs_dtype_t d, cs_op_t op, int cases, size_t n,
 		cs_golden_t *g = malloc(n * sizeof *g);
 		void *got = malloc(n * 8);
 		struct tally mine[NIMPL];
-		size_t i;
 
 		memset(mine, 0, sizeof mine);
 #pragma omp for schedule(dynamic)
@@ -203,21 +226,7 @@ static void power(cs_dtype_t d, cs_op_t op, int cases, size_t n,
 				run_case(&c, g, got, mine);
 		}
 #pragma omp critical
-		for (i = 0; i < NIMPL; i++) {
-			const char *p = mine[i].missed;
-			t[i].cases += mine[i].cases;
-			t[i].warn += mine[i].warn;
-			t[i].fail += mine[i].fail;
-			t[i].wrong += mine[i].wrong;
-			t[i].qmax = mine[i].qmax > t[i].qmax ? mine[i].qmax : t[i].qmax;
-			t[i].smax = mine[i].smax > t[i].smax ? mine[i].smax : t[i].smax;
-			t[i].emax = mine[i].emax > t[i].emax ? mine[i].emax : t[i].emax;
-			while (*p) {
-				char *end;
-				note_missed(&t[i], (int)strtol(p, &end, 10));
-				p = end;
-			}
-		}
+		merge_tallies(t, mine);
 		free(g);
 		free(got);
 	}

@@ -456,9 +456,10 @@ static void test_ignored(void **state)
 
 /* The model scale recovered from B is proportional to A = sum |terms|
  * (sum, premulsum: the same factor for every element of a case; avg: A/P)
- * and to |S| for prod, and sigma is at least the spec's sqrt(k) u a. B's underflow terms, at most P eta (1 + theta) +
- * eta, shift the ratio by about P eta / (u A) = 13 * 2^-14 / A: under
- * 1e-6 for A >= 1024, so the ratio agrees to 1e-5. */
+ * and to |S| for prod, and sigma is at least the spec's sqrt(k) u a. B's
+ * underflow terms, at most P eta (1 + theta) + eta, shift the ratio by
+ * about P eta / (u A) = 13 * 2^-14 / A: under 1e-6 for A >= 1024, so the
+ * ratio agrees to 1e-5. */
 static void test_sigma_scale(void **state)
 {
 	uint64_t x[64], al[64];
