@@ -27,7 +27,7 @@
 
 static const char *const check_order[] = {
 	"error", "guard", "sendbuf", "untouched", "value", "identity",
-	"nanrule", "ovfrule", "bias", "precision", "oracle", "harness",
+	"nanrule", "ovfrule", "sign", "bias", "precision", "oracle", "harness",
 	"determinism", "skip",
 };
 
