@@ -36,6 +36,7 @@ esac
 
 # shellcheck source=setup.sh
 . "$(dirname "${BASH_SOURCE[0]}")/setup.sh" # also cds to the repo root
+echo "test.sh: set-up and build of build/ took $SECONDS s"
 
 cs_stage_tests() {
 	ctest --test-dir build --output-on-failure -j2 "$@"
