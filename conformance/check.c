@@ -521,7 +521,7 @@ static void check_guards(const cs_exec_t *e, int bi, cs_local_t *l)
 	size_t es = cs_dtype_size(e->c.dtype);
 	long before = guard_diff(b->alloc, b->pre, 0);
 	long after = guard_diff(b->data + b->elems * es, CS_GUARD_BYTES, 1);
-	char who[64], reason[256], detail[512];
+	char who[160], reason[256], detail[512];
 
 	if (before < 0 && after < 0)
 		return;
@@ -592,7 +592,7 @@ static void check_unchanged(const cs_exec_t *e, int bi, size_t lo, size_t hi,
 	size_t es = cs_dtype_size(d), p;
 	unsigned char *tmp = NULL;
 	const unsigned char *want;
-	char who[96], reason[256], detail[512], ev[64], gv[64];
+	char who[160], reason[256], detail[512], ev[64], gv[64];
 
 	if (!img_data(e, bi) && !(tmp = malloc(e->buf[bi].elems * es + 1))) {
 		cs_local_set(l, CS_V_FAIL, "harness", "out of memory", NULL);
@@ -666,7 +666,7 @@ static size_t format_mismatch(const cs_exec_t *e, const cs_local_t *l,
 			      const cs_mismatch_t *m, char *buf, size_t n)
 {
 	cs_dtype_t d = e->c.dtype;
-	char who[64], ev[64], gv[64], in[256];
+	char who[160], ev[64], gv[64], in[256];
 
 	rank_name(e, l, who, sizeof who);
 	cs_format_value(d, m->expected, ev, sizeof ev);
@@ -695,7 +695,7 @@ static size_t format_mismatch(const cs_exec_t *e, const cs_local_t *l,
 static void value_fail(const cs_exec_t *e, const cs_cmp_summary_t *s,
 		       cs_local_t *l)
 {
-	char who[64], reason[256], detail[sizeof l->detail];
+	char who[160], reason[256], detail[sizeof l->detail];
 	size_t used = 0, i;
 
 	detail[0] = '\0';
@@ -946,7 +946,7 @@ const void *cs_exec_kept(const cs_exec_t *e, int k, size_t *n)
 /* A later call on call 0's inputs: 1 when it received call 0's bytes. */
 static int same_as_first(const cs_exec_t *e, cs_local_t *l)
 {
-	char who[96], reason[256], detail[512];
+	char who[160], reason[256], detail[512];
 	size_t n, i;
 	const unsigned char *got = cs_exec_recv_bytes(e, &n);
 
