@@ -337,6 +337,35 @@ static void test_long_suite_name(void **state)
 	remove(junit_path);
 }
 
+/* U+FFFE and U+FFFF are valid UTF-8 but not XML 1.0 characters: in an
+ * attribute (reason) and in character data (detail) they become U+FFFD,
+ * and the UTF-8 around them is kept. */
+static void test_xml_nonchars(void **state)
+{
+	cs_report_opts_t o;
+	cs_report_t *rep;
+	cs_result_t r = result(0, CS_V_FAIL, "a\xef\xbf\xbe\xc3\xa9");
+	char *x;
+
+	(void)state;
+	make_paths();
+	snprintf(r.detail, sizeof r.detail, "d\xef\xbf\xbf\xef\xbf\xbd");
+	memset(&o, 0, sizeof o);
+	o.junit = junit_path;
+	o.backend = "ref";
+	o.suite = "quick";
+	o.out = tmpfile();
+	assert_int_equal(cs_report_open(&o, &rep), CS_OK);
+	cs_report_add(rep, &r);
+	assert_int_equal(cs_report_close(rep), 1);
+	x = slurp(junit_path);
+	assert_true(valid_utf8(x));
+	assert_true(xml_chars_ok(x));
+	assert_non_null(strstr(x, "message=\"a\xef\xbf\xbd\xc3\xa9\""));
+	assert_non_null(strstr(x, ">d\xef\xbf\xbd\xef\xbf\xbd"));
+	remove(junit_path);
+}
+
 /* A report that cannot be written (a full device) makes the exit code 2,
  * for the JSON and for the JUnit file. */
 static void test_write_errors(void **state)
@@ -432,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_unwritable_path),
 		cmocka_unit_test(test_any_bytes),
 		cmocka_unit_test(test_long_suite_name),
+		cmocka_unit_test(test_xml_nonchars),
 		cmocka_unit_test(test_write_errors),
 		cmocka_unit_test(test_junit_pipe),
 		cmocka_unit_test(test_fail_run),
