@@ -411,8 +411,9 @@ static void test_mixed(void **state)
 static void test_ignored(void **state)
 {
 	const uint32_t flags[] = {CS_G_EXACT, CS_G_NAN, CS_G_ANY_ZERO,
-				  CS_G_OVF_POS, CS_G_OVF_NEG, CS_G_SAT,
-				  CS_G_NANRULE, CS_G_MOVED, CS_G_NAN_OK};
+				  CS_G_OVF_POS, CS_G_OVF_NEG, CS_G_OVF_NAN,
+				  CS_G_SAT, CS_G_NANRULE, CS_G_UNTOUCHED,
+				  CS_G_MOVED, CS_G_NAN_OK};
 	cs_case_t c = {CS_COLL_ALLREDUCE, CS_DTYPE_FLOAT32, CS_OP_SUM,
 		       CS_MODE_EXACT, 8, 0, COUNT, 1, NULL, 0};
 	float got[16];
@@ -433,6 +434,8 @@ static void test_ignored(void **state)
 	assert_int_equal(s.n_seen, i + 1);
 	assert_int_equal(s.n_used, 0);
 	cs_stats_add(&s, CS_DTYPE_INT32, CS_OP_SUM, 8, goldens, got, 1);
+	assert_int_equal(s.n_seen, i + 2);
+	assert_int_equal(s.n_used, 0);
 	cs_stats_init(&s);
 	cs_stats_add(&s, CS_DTYPE_FLOAT32, CS_OP_MAX, 8, goldens, got, i);
 	assert_int_equal(s.n_used, 0);
