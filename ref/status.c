@@ -36,10 +36,14 @@ const char *cs_last_error(void)
 	return cs_errbuf;
 }
 
-/* Index at or after i that does not split a UTF-8 sequence. */
+/* Index at or after i that does not split a UTF-8 sequence: at most 3
+ * continuation bytes on, so that bytes that are not UTF-8 (a run of
+ * 0x80..0xbf) move it no further. */
 static size_t char_start(const char *s, size_t i)
 {
-	while (((unsigned char)s[i] & 0xc0) == 0x80)
+	int k;
+
+	for (k = 0; k < 3 && ((unsigned char)s[i] & 0xc0) == 0x80; k++)
 		i++;
 	return i;
 }
