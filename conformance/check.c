@@ -76,27 +76,27 @@ void cs_local_set(cs_local_t *l, cs_verdict_t v, const char *check,
 	copy_marked(l->detail, sizeof l->detail, detail ? detail : "");
 }
 
-/* "rank 3", "rank 3 (comm rank 1)", and after the first call of a case
- * "rank 3, call 2 of 3 (fresh inputs)". */
+/* "rank 3", "rank 3 (comm rank 1)", "the root (comm rank 0), in the share
+ * checked by rank 2", and after the first call of a case with ", call 2 of
+ * 3 (fresh inputs)" added. */
 static void rank_name(const cs_exec_t *e, const cs_local_t *l, char *buf,
 		      size_t n)
 {
-	char comm[32] = "", call[64] = "";
+	char who[96], call[64] = "";
 
-	if (e->result_of != e->rank) {
-		snprintf(buf, n, "the root (comm rank %d), in the share checked "
-			 "by rank %d%s", e->result_of, l->rank, e->call > 0 ?
-			 (cs_exec_call_fresh(e->call) ? ", call with fresh inputs"
-			  : ", call on the inputs of call 1") : "");
-		return;
-	}
-	if (l->rank != l->comm_rank)
-		snprintf(comm, sizeof comm, " (comm rank %d)", l->comm_rank);
+	if (e->result_of != e->rank)
+		snprintf(who, sizeof who, "the root (comm rank %d), in the share "
+			 "checked by rank %d", e->result_of, l->rank);
+	else if (l->rank != l->comm_rank)
+		snprintf(who, sizeof who, "rank %d (comm rank %d)", l->rank,
+			 l->comm_rank);
+	else
+		snprintf(who, sizeof who, "rank %d", l->rank);
 	if (e->call > 0)
 		snprintf(call, sizeof call, ", call %d of %d (%s)", e->call + 1,
 			 e->ncalls, cs_exec_call_fresh(e->call)
 			 ? "fresh inputs" : "the inputs of call 1");
-	snprintf(buf, n, "rank %d%s%s", l->rank, comm, call);
+	snprintf(buf, n, "%s%s", who, call);
 }
 
 /* ---- patterns ------------------------------------------------------------ */
@@ -397,8 +397,8 @@ static const unsigned char *img_data(const cs_exec_t *e, int bi)
 	return e->img[s][bi] + e->buf[bi].pre;
 }
 
-/* Keep an image of the buffers just filled (none when out of memory: the
- * checks then generate what they compare with). */
+/* Keep an image of the buffers just filled, which the layout checks
+ * compare with (none when out of memory: they then fail "harness"). */
 static void keep_image(cs_exec_t *e)
 {
 	int s = img_set(e), i;
@@ -561,28 +561,6 @@ static size_t first_diff(const cs_exec_t *e, int bi, const unsigned char *want,
 	return p;
 }
 
-/* What [lo, hi) of buffer bi held before the call, into want (laid out as
- * the buffer): the image, or generated again when there is none. */
-static const unsigned char *held_before(const cs_exec_t *e, int bi,
-					unsigned char *want, size_t lo,
-					size_t hi)
-{
-	const unsigned char *img = img_data(e, bi);
-	size_t p;
-
-	if (img)
-		return img;
-	for (p = lo; p < hi; p++)
-		cs_store(e->c.dtype, want, p, canary_bits(e->c.dtype, p));
-	if (bi == 0 && lo < e->so + e->send_n && hi > e->so) {
-		size_t a = lo > e->so ? lo : e->so;
-		size_t b = hi < e->so + e->send_n ? hi : e->so + e->send_n;
-		cs_gen_fill(&e->c, e->rank, want + a * cs_dtype_size(e->c.dtype),
-			    a - e->so, b - a);
-	}
-	return want;
-}
-
 /* Elements [lo, hi) of buffer bi must hold what they held before the call:
  * this rank's input (check "sendbuf") or the canary ("untouched"). */
 static void check_unchanged(const cs_exec_t *e, int bi, size_t lo, size_t hi,
@@ -590,19 +568,18 @@ static void check_unchanged(const cs_exec_t *e, int bi, size_t lo, size_t hi,
 {
 	cs_dtype_t d = e->c.dtype;
 	size_t es = cs_dtype_size(d), p;
-	unsigned char *tmp = NULL;
-	const unsigned char *want;
+	const unsigned char *want = img_data(e, bi);
 	char who[160], reason[256], detail[512], ev[64], gv[64];
 
-	if (!img_data(e, bi) && !(tmp = malloc(e->buf[bi].elems * es + 1))) {
-		cs_local_set(l, CS_V_FAIL, "harness", "out of memory", NULL);
+	if (!want) {
+		cs_local_set(l, CS_V_FAIL, "harness", "out of memory for the "
+			     "image of the buffers before the call", NULL);
 		return;
 	}
-	want = held_before(e, bi, tmp, lo, hi);
 	l->elems += hi - lo;
 	l->bytes += (hi - lo) * es;
 	if ((p = first_diff(e, bi, want, lo, hi)) == hi)
-		goto out_free;
+		return;
 	rank_name(e, l, who, sizeof who);
 	cs_format_value(d, cs_load(d, want, p), ev, sizeof ev);
 	cs_format_value(d, cs_load(d, e->buf[bi].data, p), gv, sizeof gv);
@@ -613,7 +590,7 @@ static void check_unchanged(const cs_exec_t *e, int bi, size_t lo, size_t hi,
 			 "expected %s (unchanged) got %s", who, buf_name(e, bi),
 			 p - e->so, ev, gv);
 		cs_local_set(l, CS_V_FAIL, "sendbuf", reason, detail);
-		goto out_free;
+		return;
 	}
 	snprintf(reason, sizeof reason, "%s: %s element %zu written, but the "
 		 "collective must not write it on this rank", who,
@@ -623,8 +600,6 @@ static void check_unchanged(const cs_exec_t *e, int bi, size_t lo, size_t hi,
 		 (unsigned long long)cs_load(d, want, p),
 		 (unsigned long long)cs_load(d, e->buf[bi].data, p));
 	cs_local_set(l, CS_V_FAIL, "untouched", reason, detail);
-out_free:
-	free(tmp);
 }
 
 /* The source element of received element `index` in each rank's input,
@@ -714,9 +689,8 @@ static void value_fail(const cs_exec_t *e, const cs_cmp_summary_t *s,
  * The part of the receive range this rank verifies against the oracle. For
  * collectives that hand every rank the same result, the ranks split the
  * range and each verifies its share: the cross-rank identity check (every
- * rank's whole range compared with every other's, byte for byte in one
- * process, by a keyed fingerprint drawn after the call between processes:
- * khash.c) then carries every verified element to every rank, so each
+ * rank's whole range compared with every other's by a fingerprint keyed
+ * after the calls: khash.c) then carries every verified element to every rank, so each
  * element is computed by the oracle once, not P times. Elsewhere a rank
  * verifies its whole range.
  */

@@ -10,8 +10,9 @@
  *   one rank's (on CUDA device i for rank i of a device-memory backend),
  *   one call per rank between group_start and group_end, a synchronize per
  *   rank, then each rank's own checks and the cross-rank identity (the
- *   ranks' received bytes compared); each of the case's calls (--repeat)
- *   is checked so, then the P verdicts are merged.
+ *   ranks' keyed fingerprints compared, as between processes); each of
+ *   the case's calls (--repeat) is checked so, then the P verdicts are
+ *   merged.
  *
  * `collspec run --ranks A-B` with such a backend runs this worker once per
  * world size under the driver (driver.h, no launcher), so a hang or crash
@@ -45,7 +46,7 @@ struct ipw {
 	void **stream;      /* device memory: rank i's stream, on device i */
 	cs_exec_t *e;       /* per rank, for the case running */
 	cs_local_t *l;
-	cs_khash_t *fp;     /* per comm rank of one group: identity classes */
+	cs_khash_t *fp;     /* 2P: the ranks' fingerprints, then one group's */
 	int *bad;           /* per rank: its call failed */
 	cs_report_t *rep;
 	FILE *results;
@@ -219,56 +220,31 @@ static int move_all(struct ipw *w, int put)
 	return n;
 }
 
-/* 1 when world ranks r and q received the same bytes. */
-static int same_bytes(const struct ipw *w, int r, int q)
-{
-	size_t nr, nq;
-	const void *a = cs_exec_recv_bytes(&w->e[r], &nr);
-	const void *b = cs_exec_recv_bytes(&w->e[q], &nq);
-
-	return nr == nq && memcmp(a, b, nr) == 0;
-}
-
-/* The lowest comm rank of world rank q's group whose received bytes equal
- * q's (checked against the group's comm rank 0 first: the common case). */
-static int identity_class(const struct ipw *w, const struct ipvar *vc, int q)
-{
-	int k, cls = vc->rank[q];
-
-	for (k = 0; k < w->P; k++)
-		if (vc->color[k] == vc->color[q] && vc->rank[k] == 0)
-			break;
-	if (k < w->P && (k == q || same_bytes(w, k, q)))
-		return 0;
-	for (k = 0; k < w->P; k++)
-		if (vc->color[k] == vc->color[q] && vc->rank[k] < cls &&
-		    same_bytes(w, k, q))
-			cls = vc->rank[k];
-	return cls;
-}
-
-/* Identity of the received bits within each group of the variant, byte for
- * byte: a rank's fingerprint is its identity class. */
+/* Identity of the received bits within each group of the variant after
+ * call k: every rank's keyed fingerprint, as between processes (khash.c),
+ * the key drawn after every rank's call returned. */
 static void identity_all(struct ipw *w, const struct ipvar *vc, int k)
 {
-	int *cls = malloc((size_t)w->P * sizeof *cls), r, q;
+	cs_khash_t key, *fp = w->fp, *col = w->fp + w->P;
+	size_t n;
+	int r, q;
 
-	if (!cls) {
-		cs_local_set(&w->l[0], CS_V_FAIL, "harness", "out of memory",
+	if (cs_khash_key(&key) != CS_OK) {
+		cs_local_set(&w->l[0], CS_V_FAIL, "harness", cs_last_error(),
 			     NULL);
 		return;
 	}
-	for (q = 0; q < w->P; q++)
-		cls[q] = identity_class(w, vc, q);
 	for (r = 0; r < w->P; r++) {
-		memset(w->fp, 0, (size_t)w->P * sizeof *w->fp);
+		const void *bytes = cs_exec_recv_bytes(&w->e[r], &n);
+		cs_khash(&key, bytes, n, &fp[r]);
+	}
+	for (r = 0; r < w->P; r++) {
 		for (q = 0; q < w->P; q++)
 			if (vc->color[q] == vc->color[r])
-				w->fp[vc->rank[q]].h[0] = (uint64_t)cls[q];
-		cs_identity_verdict(w->fp, vc->size[r], k, w->e[r].ncalls,
+				col[vc->rank[q]] = fp[q];
+		cs_identity_verdict(col, vc->size[r], k, w->e[r].ncalls,
 				    &w->l[r]);
 	}
-	free(cls);
 }
 
 /* Call k of the case's n on every rank, checked in full, the identity
@@ -507,7 +483,7 @@ static int alloc_scratch(struct ipw *w)
 
 	w->e = calloc(P, sizeof *w->e);
 	w->l = calloc(P, sizeof *w->l);
-	w->fp = calloc(P, sizeof *w->fp);
+	w->fp = calloc(2 * P, sizeof *w->fp);
 	w->bad = calloc(P, sizeof *w->bad);
 	return w->e && w->l && w->fp && w->bad;
 }

@@ -41,15 +41,23 @@ static uint64_t addmod(uint64_t a, uint64_t b)
 	return s >= P61 ? s - P61 : s;
 }
 
+/* 1 on a little-endian machine (a constant the compiler folds). */
+static int little_endian(void)
+{
+	const uint16_t one = 1;
+
+	return *(const unsigned char *)&one == 1;
+}
+
 /* Bytes [i, i+7) of p (fewer at the end: n - i of them), as a number. */
 static uint64_t word7(const unsigned char *p, size_t i, size_t n)
 {
 	uint64_t w = 0;
 	size_t k, m = n - i < 7 ? n - i : 7;
 
-	if (i + 8 <= n) {
-		memcpy(&w, p + i, 8);
-		return w & ((UINT64_C(1) << 56) - 1); /* little-endian x86 */
+	if (i + 8 <= n && little_endian()) {
+		memcpy(&w, p + i, 8); /* bytes i..i+6 are the low 56 bits */
+		return w & ((UINT64_C(1) << 56) - 1);
 	}
 	for (k = 0; k < m; k++)
 		w |= (uint64_t)p[i + k] << (8 * k);

@@ -857,8 +857,6 @@ static int one_call(const struct worker *w, const struct vcomm *vc,
 	if (k == 0)
 		l->seconds = MPI_Wtime() - t0;
 	failed = failed || move(w, e, l, 0) != 0;
-	e->share_root = (e->c.coll == CS_COLL_REDUCE ||
-			 e->c.coll == CS_COLL_GATHER) && vc->size > 1;
 	same = failed ? 0 : cs_exec_check_call(e, l);
 	if (e->share_root)
 		check_root_share(vc, e, l, same, failed);
@@ -874,6 +872,8 @@ static void execute(const struct worker *w, const struct vcomm *vc,
 {
 	int k, n = 2 * w->o->repeat - 1;
 
+	e->share_root = (e->c.coll == CS_COLL_REDUCE ||
+			 e->c.coll == CS_COLL_GATHER) && vc->size > 1;
 	for (k = 0; k < n; k++)
 		if (one_call(w, vc, e, l, k, n))
 			break;

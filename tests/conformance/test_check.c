@@ -353,6 +353,32 @@ static void test_profile_rules(void **state)
 	free(res);
 }
 
+/* Re-run lines carry --repeat exactly when it is not the default, so the
+ * call that failed is made again. */
+static void test_repro_repeat(void **state)
+{
+	cs_hcase_t hc = hcase(CS_COLL_ALLREDUCE, 3, 7, 0, 0);
+	cs_run_opts_t o;
+	char line[CS_REPRO_MAX];
+	int len;
+
+	(void)state;
+	memset(&o, 0, sizeof o);
+	o.backend = "ref";
+	o.backend_opt = "";
+	o.suite = "quick";
+	o.repeat = 2;
+	assert_true(cs_run_repro(&o, &hc, 3, line, sizeof line) > 0);
+	assert_null(strstr(line, "--repeat"));
+	o.repeat = 5;
+	len = cs_run_repro(&o, &hc, 3, line, sizeof line);
+	assert_int_equal(len, (int)strlen(line));
+	assert_non_null(strstr(line, " --seed 11 --repeat 5"));
+	/* too small a buffer: no line rather than a cut one */
+	assert_true(cs_run_repro(&o, &hc, 3, line, strlen(line)) > 0);
+	assert_string_equal(line, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_khash_sensitive),
 		cmocka_unit_test(test_khash_forgery_does_not_transfer),
 		cmocka_unit_test(test_calls),
+		cmocka_unit_test(test_repro_repeat),
 		cmocka_unit_test(test_profile_rules),
 	};
 
