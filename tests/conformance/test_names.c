@@ -513,6 +513,15 @@ static void test_error_keeps_cause(void **state)
 	msg[16000] = '\0';
 	cs_error(CS_ERR_IO, "%s!", msg); /* below the buffer's size: whole */
 	assert_int_equal(strlen(cs_last_error()), 16001);
+	/* a long message of UTF-8 continuation bytes only (a plugin's bytes
+	 * are anything): cut at a character boundary that does not exist,
+	 * it must still stay inside the buffer */
+	memset(msg, 0x80, 20000);
+	msg[20000] = '\0';
+	cs_error(CS_ERR_INVALID, "%s", msg);
+	e = cs_last_error();
+	assert_true(strlen(e) < 16384);
+	assert_non_null(strstr(e, "bytes left out"));
 	free(msg);
 }
 
