@@ -1,0 +1,97 @@
+/*
+ * coll.h - libcsgpu's collectives: one process drives P ranks on the CUDA
+ * devices it sees, with the kernels of gpu/src/ running the schedules of
+ * csgpu/sched.h.
+ *
+ * Plain C. Rank r lives on device cs_dev_of_rank(r, n) (r mod n, n the
+ * number of devices): with at least P devices one rank per GPU, otherwise
+ * several *virtual ranks* share a GPU. Ranks on different devices reach
+ * each other's buffers through CUDA peer access (csg_world_create enables
+ * it, and refuses when two devices cannot reach each other). All ranks of
+ * one device run in one cooperative launch, so their thread blocks are
+ * co-resident and may wait for each other.
+ *
+ * Not thread-safe: one thread drives a world.
+ */
+#ifndef CSGPU_COLL_H
+#define CSGPU_COLL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "cs_catalog.h"
+#include "csref/status.h"
+#include "csgpu/sched.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* P ranks, their devices, flags and scratch buffers. Opaque. */
+typedef struct csg_world csg_world_t;
+
+/*
+ * Make a world of P ranks (1 <= P <= CSG_MAX_RANKS) over the devices this
+ * process sees. CS_ERR_UNSUPPORTED (message naming the reason) when there
+ * is no device or two devices used cannot access each other's memory.
+ */
+cs_status_t csg_world_create(int P, csg_world_t **out);
+
+/* Wait for the world's work, free it. NULL is ignored. */
+void csg_world_destroy(csg_world_t *w);
+
+/* Size of the world and the device of rank r. */
+int csg_world_size(const csg_world_t *w);
+int csg_world_device(const csg_world_t *w, int r);
+
+/*
+ * One collective call of every rank. Buffers are device pointers on the
+ * rank's device, laid out as the backend ABI says (collspec/backend.h);
+ * in place when send[r] and recv[r] follow NCCL's in-place rule (inplace
+ * says so; it must be the same on every rank). For rooted collectives,
+ * send (broadcast, scatter) and recv (reduce, gather) matter at the root
+ * only. scalar[r] is rank r's PREMULSUM scalar as bits of the dtype.
+ * alltoallv: cnt, sdis, rdis in host memory, as csg_vmat_t describes.
+ */
+typedef struct csg_call {
+	cs_coll_t coll;
+	cs_dtype_t dtype;
+	cs_op_t op;            /* reducing collectives only */
+	csg_algo_t algo;       /* CSG_ALGO_AUTO: csg_auto_algo decides */
+	size_t n;              /* the count argument (csg_plan_t's n) */
+	int root;
+	int inplace;
+	int nchan;             /* channels; 0: the runtime chooses */
+	int nslices;           /* slices per chunk; 0: the runtime chooses */
+	const void *send[CSG_MAX_RANKS];
+	void *recv[CSG_MAX_RANKS];
+	uint64_t scalar[CSG_MAX_RANKS];
+	const size_t *cnt, *sdis, *rdis;
+} csg_call_t;
+
+/*
+ * Queue the call: the kernels start after the work already queued on
+ * stream[r] of every rank r (a cudaStream_t on r's device; NULL: the
+ * world's own), and stream[r] waits for them, so synchronising stream[r]
+ * waits for the call. streams may be NULL (the world's own streams).
+ * Returns CS_OK once queued; CS_ERR_INVALID for arguments the plan
+ * refuses (csg_plan_init), naming them; the status of cs_gpu_error for a
+ * failed CUDA call. Execution errors show when a stream is synchronised.
+ */
+cs_status_t csg_run(csg_world_t *w, const csg_call_t *call,
+		    void *const *stream);
+
+/* Wait for everything queued on the world's devices. */
+cs_status_t csg_world_sync(csg_world_t *w);
+
+/*
+ * The channels and slices csg_run chooses for a call of `bytes` bytes per
+ * rank (the count times the element size) when the call leaves them 0,
+ * given the ranks on the busiest device and that device's SM count.
+ */
+void csg_choose(size_t bytes, int ranks_per_dev, int sms, int *nchan,
+		int *nslices);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CSGPU_COLL_H */
