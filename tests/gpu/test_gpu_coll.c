@@ -1,0 +1,500 @@
+/*
+ * test_gpu_coll.c - libcsgpu's collectives (csgpu/coll.h) on a CUDA device
+ * against a CPU execution of the same plan, bit for bit.
+ *
+ * For every collective x algorithm, P = 1..8 ranks (virtual ranks when the
+ * machine has fewer GPUs), in and out of place, 16-byte aligned and
+ * misaligned by one element, counts 0, 1, 7, P+1 and a large odd one, with
+ * a few dtypes and ops (all 12 dtypes x 6 ops for ring allreduce at the
+ * small counts): random input bits are uploaded, csg_run runs the call,
+ * and every rank's whole buffer block (send and recv, guards around them)
+ * must equal what the CPU executor below leaves in a mirror of the same
+ * block. The CPU executor runs the plan's steps in lockstep - channel by
+ * channel, step by step, rank by rank, csg_get_op's ops in order - with
+ * csg_apply (csgpu/exec.h) on every element; where the kernels use native
+ * arithmetic, test_gpu_native proves it equal to csg_apply's.
+ * One world per P serves all its calls, so the step counters run across
+ * calls. Without a device: prints "SKIP: no CUDA device" and exits 77.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <cuda_runtime_api.h>
+#include "csgpu/coll.h"
+#include "csgpu/device.h"
+#include "csgpu/exec.h"
+#include "csgpu/sched.h"
+#include "csref/arith.h"
+#include "csref/catalog.h"
+
+#define MAXP 8
+#define GUARD 40   /* bytes of guard before, between and after the buffers */
+#define BIG 1000003
+
+#define CUDA_OK(call)                                                      \
+	do {                                                               \
+		cudaError_t e_ = (call);                                   \
+		if (e_ != cudaSuccess)                                     \
+			fail_msg("%s: %s", #call, cudaGetErrorString(e_)); \
+	} while (0)
+
+/* One call of the test. */
+struct tcase {
+	cs_coll_t coll;
+	csg_algo_t algo;
+	cs_dtype_t d;
+	cs_op_t op;
+	int P, root, inplace, mis, nchan, nslices;
+	size_t n;
+};
+
+/* One rank's block: [guard][send][guard][recv][guard] (out of place) or
+ * [guard][region][guard] (in place), on the device and mirrored on the
+ * host; send and recv point into it (offsets from the block's start). */
+struct rank_mem {
+	size_t bytes, send_off, recv_off;
+	unsigned char *dev, *host, *init;
+	unsigned char *tmp; /* the CPU executor's TMP */
+};
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* ---- shapes ---------------------------------------------------------------- */
+
+/* The alltoallv matrix of n: q sends (q + 2r + n) % (n + 2) elements to r,
+ * blocks packed with one element of gap. */
+static void make_vmat(int P, size_t n, size_t *cnt, size_t *sdis, size_t *rdis)
+{
+	int q, r;
+	size_t off;
+
+	for (q = 0; q < P; q++)
+		for (r = 0; r < P; r++)
+			cnt[q * P + r] = ((size_t)q + 2 * (size_t)r + n) % (n + 2);
+	for (q = 0; q < P; q++)
+		for (off = 0, r = 0; r < P; r++) {
+			sdis[q * P + r] = off;
+			off += cnt[q * P + r] + 1;
+		}
+	for (r = 0; r < P; r++)
+		for (off = 0, q = 0; q < P; q++) {
+			rdis[r * P + q] = off;
+			off += cnt[q * P + r] + 1;
+		}
+}
+
+/* Elements of rank r's send and recv buffers. */
+static void extents(const struct tcase *t, const size_t *cnt,
+		    const size_t *sdis, const size_t *rdis, int r, size_t *s,
+		    size_t *rv)
+{
+	size_t n = t->n, P = (size_t)t->P, m = 0, e;
+	int q;
+
+	switch (t->coll) {
+	case CS_COLL_REDUCESCATTER:
+	case CS_COLL_SCATTER:
+		*s = P * n;
+		*rv = n;
+		return;
+	case CS_COLL_ALLGATHER:
+	case CS_COLL_GATHER:
+		*s = n;
+		*rv = P * n;
+		return;
+	case CS_COLL_ALLTOALL:
+		*s = *rv = P * n;
+		return;
+	case CS_COLL_ALLTOALLV:
+		for (q = 0; q < t->P; q++) {
+			e = sdis[r * t->P + q] + cnt[r * t->P + q];
+			m = e > m ? e : m;
+		}
+		*s = m;
+		for (m = 0, q = 0; q < t->P; q++) {
+			e = rdis[r * t->P + q] + cnt[q * t->P + r];
+			m = e > m ? e : m;
+		}
+		*rv = m;
+		return;
+	default:
+		*s = *rv = n;
+	}
+}
+
+/* Lay out rank r's block and fill it with random bits (host init). */
+static void layout(const struct tcase *t, const size_t *v[3], int r,
+		   struct rank_mem *m)
+{
+	size_t es = (size_t)cs_size_of(t->d), s, rv, big, lo, i;
+
+	extents(t, v[0], v[1], v[2], r, &s, &rv);
+	lo = GUARD + (t->mis ? es : 0);
+	if (!t->inplace) {
+		m->send_off = lo;
+		m->recv_off = lo + s * es + GUARD;
+		m->bytes = m->recv_off + rv * es + GUARD;
+	} else {
+		big = s > rv ? s : rv;
+		m->send_off = m->recv_off = lo;
+		if (t->coll == CS_COLL_ALLGATHER || t->coll == CS_COLL_GATHER)
+			m->send_off = lo + (size_t)r * t->n * es;
+		if (t->coll == CS_COLL_REDUCESCATTER || t->coll == CS_COLL_SCATTER)
+			m->recv_off = lo + (size_t)r * t->n * es;
+		m->bytes = lo + big * es + GUARD;
+	}
+	m->init = malloc(m->bytes);
+	m->host = malloc(m->bytes);
+	m->tmp = calloc(s ? s : 1, es);
+	assert_true(m->init && m->host && m->tmp);
+	for (i = 0; i < m->bytes; i++)
+		m->init[i] = (unsigned char)rng();
+	memcpy(m->host, m->init, m->bytes);
+}
+
+/* ---- the CPU executor ------------------------------------------------------------ */
+
+/* One op on the host buffers of every rank. */
+static void cpu_op(const csg_red_t *red, const csg_op_t *o, void *buf[][3])
+{
+	uint64_t x[CSG_MAX_SRC];
+	size_t j;
+	int i;
+
+	for (j = 0; j < o->n; j++) {
+		for (i = 0; i < o->nsrc; i++)
+			x[i] = cs_load(red->dtype, buf[o->src[i].rank][o->src[i].buf],
+				       o->src[i].off + j);
+		cs_store(red->dtype, buf[o->dst.rank][o->dst.buf], o->dst.off + j,
+			 csg_apply(red, o, x));
+	}
+}
+
+/* Every channel, step, rank, slice and op of plan p0, in lockstep. */
+static void cpu_run(const csg_plan_t *p0, const csg_red_t *red, void *buf[][3])
+{
+	csg_plan_t p = *p0;
+	int c, t, r, k, i, s;
+
+	for (c = 0; c < p0->nchan; c++) {
+		p.chan = c;
+		for (t = 0; t < csg_nsteps(&p); t++)
+			for (r = 0; r < p.P; r++)
+				for (k = 0; k < p.nslices; k++) {
+					if ((s = csg_slice_step(&p, t, k)) < 0)
+						continue;
+					for (i = 0; i < csg_nops(&p, r, s); i++) {
+						csg_op_t o = csg_get_op(&p, r, s, k, i);
+
+						if (o.nsrc > 0)
+							cpu_op(red, &o, buf);
+					}
+				}
+	}
+}
+
+/* ---- one case ----------------------------------------------------------------------- */
+
+static const char *algo_name(csg_algo_t a)
+{
+	static const char *names[] = {
+#define ALGO_NAME_(ID, name, ...) name,
+		CSG_ALGO_LIST(ALGO_NAME_)
+#undef ALGO_NAME_
+	};
+	return names[a];
+}
+
+/* Fail at the first byte of rank r's block that differs. */
+static void compare(const struct tcase *t, int r, const struct rank_mem *m,
+		    const unsigned char *got)
+{
+	size_t i;
+
+	for (i = 0; i < m->bytes; i++) {
+		if (got[i] == m->host[i])
+			continue;
+		fail_msg("%s algo %s %s %s P=%d n=%zu root=%d %s%s nchan=%d "
+			 "nslices=%d: rank %d, byte %zu of its block (send at "
+			 "%zu, recv at %zu): device 0x%02x, CPU 0x%02x, before "
+			 "0x%02x", cs_coll_name(t->coll), algo_name(t->algo),
+			 cs_dtype_name(t->d), cs_op_name(t->op), t->P, t->n,
+			 t->root, t->inplace ? "in place" : "out of place",
+			 t->mis ? " misaligned" : "", t->nchan, t->nslices, r, i,
+			 m->send_off, m->recv_off, got[i], m->host[i],
+			 m->init[i]);
+	}
+}
+
+/* The channels and slices csg_run uses for t: the case's own, or
+ * csg_choose's for the bytes per rank (alltoallv: the largest send
+ * extent), the ranks on the busiest device and the smallest SM count of
+ * the devices used, as csg_run asks it. */
+static void lanes(const struct tcase *t, const size_t *v[3], int *nchan,
+		  int *nslices)
+{
+	size_t s, rv, bytes = t->n * (size_t)cs_size_of(t->d), m = 0;
+	int ndev = cs_gpu_device_count(), sms = 0, x, d, r;
+
+	ndev = ndev < t->P ? ndev : t->P;
+	for (d = 0; d < ndev; d++) {
+		CUDA_OK(cudaDeviceGetAttribute(&x, cudaDevAttrMultiProcessorCount,
+					       d));
+		sms = sms == 0 || x < sms ? x : sms;
+	}
+	if (t->coll == CS_COLL_ALLTOALLV) {
+		for (r = 0; r < t->P; r++) {
+			extents(t, v[0], v[1], v[2], r, &s, &rv);
+			m = s > m ? s : m;
+		}
+		bytes = m * (size_t)cs_size_of(t->d);
+	}
+	csg_choose(bytes, (t->P + ndev - 1) / ndev, sms, nchan, nslices);
+	if (t->nchan)
+		*nchan = t->nchan;
+	if (t->nslices)
+		*nslices = t->nslices;
+}
+
+static void run_case(csg_world_t *w, const struct tcase *t)
+{
+	struct rank_mem mem[MAXP];
+	size_t cnt[MAXP * MAXP], sdis[MAXP * MAXP], rdis[MAXP * MAXP];
+	const size_t *v[3] = {cnt, sdis, rdis};
+	void *hbuf[CSG_MAX_RANKS][3];
+	csg_call_t call;
+	csg_plan_t plan;
+	csg_red_t red;
+	unsigned char *got;
+	int r, dev, nchan, nslices;
+
+	make_vmat(t->P, t->n, cnt, sdis, rdis);
+	memset(&call, 0, sizeof(call));
+	memset(&red, 0, sizeof(red));
+	call.coll = t->coll;
+	call.dtype = red.dtype = t->d;
+	call.op = red.op = t->op;
+	red.P = t->P;
+	call.algo = t->algo;
+	call.n = t->n;
+	call.root = t->root;
+	call.inplace = t->inplace;
+	call.nchan = t->nchan;
+	call.nslices = t->nslices;
+	call.cnt = cnt;
+	call.sdis = sdis;
+	call.rdis = rdis;
+	for (r = 0; r < t->P; r++) {
+		layout(t, v, r, &mem[r]);
+		dev = csg_world_device(w, r);
+		assert_int_equal(cs_dev_alloc(dev, mem[r].bytes,
+					      (void **)&mem[r].dev), CS_OK);
+		assert_int_equal(cs_dev_put(dev, mem[r].dev, mem[r].init,
+					    mem[r].bytes), CS_OK);
+		call.send[r] = mem[r].dev + mem[r].send_off;
+		call.recv[r] = mem[r].dev + mem[r].recv_off;
+		call.scalar[r] = red.scalar[r] = rng() & cs_bits_mask(t->d);
+		hbuf[r][CSG_SEND] = mem[r].host + mem[r].send_off;
+		hbuf[r][CSG_RECV] = mem[r].host + mem[r].recv_off;
+		hbuf[r][CSG_TMP] = mem[r].tmp;
+	}
+	if (csg_run(w, &call, NULL) != CS_OK)
+		fail_msg("csg_run %s algo %s P=%d n=%zu: %s",
+			 cs_coll_name(t->coll), algo_name(t->algo), t->P, t->n,
+			 cs_last_error());
+	assert_int_equal(csg_world_sync(w), CS_OK);
+
+	/* the same plan on the CPU: what csg_run planned, channels included
+	 * (they decide which rank completes which element, hence the order
+	 * of the fold) */
+	lanes(t, v, &nchan, &nslices);
+	assert_int_equal(csg_plan_init(&plan, t->coll, t->algo, t->P, t->root,
+				       t->inplace, t->n,
+				       (size_t)cs_size_of(t->d), nchan, nslices,
+				       (csg_vmat_t){cnt, sdis, rdis}), 0);
+	cpu_run(&plan, &red, hbuf);
+	for (r = 0; r < t->P; r++) {
+		dev = csg_world_device(w, r);
+		got = malloc(mem[r].bytes);
+		assert_non_null(got);
+		assert_int_equal(cs_dev_get(dev, got, mem[r].dev, mem[r].bytes),
+				 CS_OK);
+		compare(t, r, &mem[r], got);
+		free(got);
+		cs_dev_free(dev, mem[r].dev);
+		free(mem[r].init);
+		free(mem[r].host);
+		free(mem[r].tmp);
+	}
+}
+
+/* ---- the matrix of cases ------------------------------------------------------------- */
+
+/* A collective, one of its algorithms, and the (dtype, op)s it runs with. */
+struct combo {
+	cs_coll_t coll;
+	csg_algo_t algo;
+};
+
+static const struct combo combos[] = {
+	{CS_COLL_ALLREDUCE, CSG_ALGO_RING},     {CS_COLL_ALLREDUCE, CSG_ALGO_TREE},
+	{CS_COLL_ALLREDUCE, CSG_ALGO_AUTO},     {CS_COLL_REDUCESCATTER, CSG_ALGO_RING},
+	{CS_COLL_ALLGATHER, CSG_ALGO_RING},     {CS_COLL_BROADCAST, CSG_ALGO_RING},
+	{CS_COLL_BROADCAST, CSG_ALGO_TREE},     {CS_COLL_REDUCE, CSG_ALGO_RING},
+	{CS_COLL_REDUCE, CSG_ALGO_TREE},        {CS_COLL_ALLTOALL, CSG_ALGO_DIRECT},
+	{CS_COLL_ALLTOALL, CSG_ALGO_PAIRWISE},  {CS_COLL_ALLTOALLV, CSG_ALGO_DIRECT},
+	{CS_COLL_ALLTOALLV, CSG_ALGO_PAIRWISE}, {CS_COLL_GATHER, CSG_ALGO_DIRECT},
+	{CS_COLL_SCATTER, CSG_ALGO_DIRECT},     {CS_COLL_SENDRECV, CSG_ALGO_DIRECT},
+};
+
+/* A few (dtype, op)s: every element size, native and shared arithmetic,
+ * pre (PREMULSUM, float AVG) and post (integer AVG). */
+static const struct {
+	cs_dtype_t d;
+	cs_op_t op;
+} few[] = {
+	{CS_DTYPE_FLOAT32, CS_OP_SUM},      {CS_DTYPE_BFLOAT16, CS_OP_SUM},
+	{CS_DTYPE_FLOAT16, CS_OP_PREMULSUM}, {CS_DTYPE_INT32, CS_OP_AVG},
+	{CS_DTYPE_FLOAT8_E4M3, CS_OP_PROD}, {CS_DTYPE_FLOAT64, CS_OP_MAX},
+	{CS_DTYPE_UINT8, CS_OP_MIN},        {CS_DTYPE_BFLOAT16, CS_OP_AVG},
+};
+#define NFEW (sizeof(few) / sizeof(few[0]))
+
+/* The counts of P ranks: 0, 1, 7, P+1 and the large one (per block for
+ * the collectives whose buffers are P blocks: BIG / P, odd). */
+static size_t count_of(cs_coll_t c, int P, int i)
+{
+	switch (i) {
+	case 0:
+		return 0;
+	case 1:
+		return 1;
+	case 2:
+		return 7;
+	case 3:
+		return (size_t)P + 1;
+	default:
+		if (c == CS_COLL_ALLREDUCE || c == CS_COLL_BROADCAST ||
+		    c == CS_COLL_REDUCE || c == CS_COLL_SENDRECV)
+			return BIG;
+		return (BIG / (size_t)P) | 1;
+	}
+}
+
+/* Every combination for P ranks in one world. */
+static void run_all_for(int P)
+{
+	csg_world_t *w;
+	struct tcase t;
+	size_t ci, fi;
+	int ip, mis, i, d, op;
+
+	assert_int_equal(csg_world_create(P, &w), CS_OK);
+	for (ci = 0; ci < sizeof(combos) / sizeof(combos[0]); ci++)
+		for (i = 0; i < 5; i++)
+			for (ip = 0; ip < 2; ip++)
+				for (mis = 0; mis < 2; mis++)
+					for (fi = 0; fi < NFEW; fi++) {
+						memset(&t, 0, sizeof(t));
+						t.coll = combos[ci].coll;
+						t.algo = combos[ci].algo;
+						t.P = P;
+						t.n = count_of(t.coll, P, i);
+						t.inplace = ip;
+						t.mis = mis;
+						t.root = P - 1 - (int)(fi % (size_t)P);
+						t.d = few[fi].d;
+						t.op = few[fi].op;
+						/* explicit lanes at P+1: empty channels
+						 * and slices; chosen ones otherwise */
+						t.nchan = i == 3 ? 3 : 0;
+						t.nslices = i == 3 ? 2 : 0;
+						/* the large count: one dtype, aligned
+						 * and misaligned, out of place */
+						if (i == 4 && (fi > 1 || ip))
+							continue;
+						if (!csg_reduces(t.coll) && fi > 3 && i != 4)
+							continue;
+						run_case(w, &t);
+					}
+	/* ring allreduce: every dtype x op at the small counts */
+	for (d = 0; d < CS_NUM_DTYPES; d++)
+		for (op = 0; op < CS_NUM_OPS; op++)
+			for (i = 2; i < 4; i++) {
+				memset(&t, 0, sizeof(t));
+				t.coll = CS_COLL_ALLREDUCE;
+				t.algo = CSG_ALGO_RING;
+				t.P = P;
+				t.d = (cs_dtype_t)d;
+				t.op = (cs_op_t)op;
+				t.n = count_of(t.coll, P, i) * 37;
+				t.mis = i == 3;
+				run_case(w, &t);
+			}
+	csg_world_destroy(w);
+}
+
+#define P_TEST(P)                                              \
+	static void test_p##P(void **state)                    \
+	{                                                      \
+		(void)state;                                   \
+		run_all_for(P);                                \
+	}
+P_TEST(1)
+P_TEST(2)
+P_TEST(3)
+P_TEST(4)
+P_TEST(5)
+P_TEST(6)
+P_TEST(7)
+P_TEST(8)
+
+/* Refusals: a plan the schedules do not have, too many channels. */
+static void test_refusals(void **state)
+{
+	csg_world_t *w;
+	csg_call_t call;
+
+	(void)state;
+	assert_int_equal(csg_world_create(0, &w), CS_ERR_INVALID);
+	assert_int_equal(csg_world_create(2, &w), CS_OK);
+	memset(&call, 0, sizeof(call));
+	call.coll = CS_COLL_ALLGATHER;
+	call.algo = CSG_ALGO_TREE; /* tree has no allgather */
+	call.dtype = CS_DTYPE_FLOAT32;
+	assert_int_equal(csg_run(w, &call, NULL), CS_ERR_INVALID);
+	call.algo = CSG_ALGO_RING;
+	call.nchan = CSG_MAX_RANKS * 1000;
+	assert_int_equal(csg_run(w, &call, NULL), CS_ERR_INVALID);
+	csg_world_destroy(w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_p1), cmocka_unit_test(test_p2),
+		cmocka_unit_test(test_p3), cmocka_unit_test(test_p4),
+		cmocka_unit_test(test_p5), cmocka_unit_test(test_p6),
+		cmocka_unit_test(test_p7), cmocka_unit_test(test_p8),
+	};
+
+	if (cs_gpu_device_count() == 0) {
+		printf("SKIP: no CUDA device\n");
+		return 77;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
