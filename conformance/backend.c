@@ -19,7 +19,7 @@
 #include <mpi.h>
 #include "collspec.h"
 #include "backend_nccl.h"
-#include "devmem.h"
+#include "csgpu/device.h"
 
 /* ---- bootstrap over MPI -------------------------------------------------- */
 

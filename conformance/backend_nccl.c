@@ -15,6 +15,11 @@
  * NB_NCCL and NB_CUDA. error_string() gives the base text of any code and,
  * for the most recent failure, what failed and NCCL's own last message.
  *
+ * Devices: counting them, selecting one and the text of a CUDA error come
+ * from libcsgpu's device layer (csgpu/device.h), as for the rest of the
+ * harness; what is NCCL's own (GPU identity for the one-GPU-per-rank rule,
+ * streams and scratch of a communicator) stays here.
+ *
  * Threads: one, as the ABI says; the detail buffer and the group depth are
  * plain statics.
  */
@@ -30,6 +35,10 @@
 #define CS_HAVE_NCCL 1 /* this file is the implementation, not the stubs */
 #endif
 #include "backend_nccl.h"
+#ifndef CS_HAVE_CUDA
+#error "backend_nccl.c needs libcsgpu's device layer: link the target csgpu"
+#endif
+#include "csgpu/device.h"
 
 #if NCCL_VERSION_CODE < NCCL_VERSION(2, 13, 0)
 #error "the nccl backend needs NCCL 2.13 or newer (ncclGetLastError)"
@@ -112,14 +121,35 @@ static int nb_nccl(ncclResult_t r, const char *call, ncclComm_t nc)
 	return nb_fail(NB_NCCL + (int)r, "%s failed: %s", call, last);
 }
 
-/* 0 for cudaSuccess, else the shifted status, recorded. */
+/* Record err with the device layer's message (cs_last_error(), which
+ * names what failed) as its whole detail, and return err. */
+static int nb_adopt(int err)
+{
+	snprintf(nb_detail, sizeof nb_detail, "%s", cs_last_error());
+	nb_detail_err = err;
+	return err;
+}
+
+/* 0 for cudaSuccess, else the shifted status, recorded with the device
+ * layer's text of the error (which also clears CUDA's last error). */
 static int nb_cuda(cudaError_t e, const char *call)
 {
 	if (e == cudaSuccess)
 		return 0;
-	(void)cudaGetLastError(); /* not to be seen again by the next call */
-	return nb_fail(NB_CUDA + (int)e, "%s failed (%s)", call,
-		       cudaGetErrorName(e));
+	(void)cs_gpu_error(e, call);
+	return nb_adopt(NB_CUDA + (int)e);
+}
+
+/* Make dev current: 0, CS_NCCL_ERR_NODEV without a device, NB_EINVAL for a
+ * device this process does not have. */
+static int nb_set_device(int dev)
+{
+	cs_status_t st = cs_dev_set(dev);
+
+	if (st == CS_OK)
+		return 0;
+	return nb_adopt(st == CS_ERR_UNSUPPORTED ? CS_NCCL_ERR_NODEV
+			: NB_EINVAL);
 }
 
 /* ---- the catalog in NCCL's terms ----------------------------------------- */
@@ -195,26 +225,18 @@ static int nb_type(cs_dtype_t d, ncclDataType_t *nt)
 
 /* ---- devices, options and the bootstrap ---------------------------------- */
 
-/* Devices this process sees (cached once found); "no CUDA device" when
- * none, or when CUDA cannot even count them (no driver). */
+/* Devices this process sees (cached once found); CS_NCCL_ERR_NODEV, with
+ * the device layer's "no CUDA device (...)", when none, or when CUDA
+ * cannot even count them (no driver). */
 static int nb_devices(int *n)
 {
 	static int found;
-	cudaError_t e;
 
 	*n = found;
 	if (found > 0)
 		return 0;
-	e = cudaGetDeviceCount(n);
-	if (e != cudaSuccess) {
-		(void)cudaGetLastError();
-		*n = 0;
-		return nb_fail(CS_NCCL_ERR_NODEV, "cudaGetDeviceCount: %s (%s)",
-			       cudaGetErrorString(e), cudaGetErrorName(e));
-	}
-	if (*n < 1)
-		return nb_fail(CS_NCCL_ERR_NODEV,
-			       "cudaGetDeviceCount found no device");
+	if (cs_dev_find(n) != CS_OK)
+		return nb_adopt(CS_NCCL_ERR_NODEV);
 	found = *n;
 	return 0;
 }
@@ -337,7 +359,7 @@ static int nb_initrank(const cs_bootstrap_t *boot, int dev, int st,
 	memset(&me, 0, sizeof me);
 	memset(&id, 0, sizeof id);
 	if (!st)
-		st = nb_cuda(cudaSetDevice(dev), "cudaSetDevice");
+		st = nb_set_device(dev);
 	if (!st)
 		st = nb_uuid(dev, me.uuid);
 	if (!st && boot->rank == 0)
@@ -385,7 +407,7 @@ static int nb_shape(struct nb_comm *c)
  * recorded), the rest is still released. */
 static int nb_release(struct nb_comm *c)
 {
-	int rc = nb_cuda(cudaSetDevice(c->dev), "cudaSetDevice"), r;
+	int rc = nb_set_device(c->dev), r;
 
 	if (c->own) {
 		r = nb_cuda(cudaStreamSynchronize(c->own), "cudaStreamSynchronize");
@@ -431,7 +453,7 @@ static int nb_wrap(ncclComm_t nc, int dev, int local, cs_bcomm_t *out)
 	c->nc = nc;
 	c->dev = dev;
 	c->local = local;
-	rc = nb_cuda(cudaSetDevice(dev), "cudaSetDevice");
+	rc = nb_set_device(dev);
 	if (!rc)
 		rc = nb_cuda(cudaStreamCreateWithFlags(&c->own,
 						       cudaStreamNonBlocking),
@@ -522,7 +544,7 @@ static int nb_comm_split(cs_bcomm_t comm, int color, int key,
 	if (color < 0)
 		return nb_fail(NB_EINVAL, "comm_split: negative color %d", color);
 	if ((rc = nb_grouped(c, "comm_split")) != 0 ||
-	    (rc = nb_cuda(cudaSetDevice(c->dev), "cudaSetDevice")) != 0 ||
+	    (rc = nb_set_device(c->dev)) != 0 ||
 	    (rc = nb_split_nccl(c, color, key, sub, &nc)) != 0)
 		return rc;
 	return nb_wrap(nc, c->dev, c->local, out);
@@ -595,7 +617,7 @@ static int nb_enter(struct nb_comm *c, void *stream, cudaStream_t *st)
 	if (!c)
 		return nb_fail(NB_EINVAL, "NULL communicator");
 	if ((rc = nb_grouped(c, "a collective")) != 0 ||
-	    (rc = nb_cuda(cudaSetDevice(c->dev), "cudaSetDevice")) != 0 ||
+	    (rc = nb_set_device(c->dev)) != 0 ||
 	    (rc = nb_shape(c)) != 0)
 		return rc;
 	*st = stream ? (cudaStream_t)stream : c->own;
@@ -1007,7 +1029,7 @@ static int nb_synchronize(cs_bcomm_t comm, void *stream)
 
 	if (!c)
 		return nb_fail(NB_EINVAL, "synchronize: NULL communicator");
-	if ((rc = nb_cuda(cudaSetDevice(c->dev), "cudaSetDevice")) != 0 ||
+	if ((rc = nb_set_device(c->dev)) != 0 ||
 	    (rc = nb_cuda(cudaStreamSynchronize(stream ? (cudaStream_t)stream
 						       : c->own),
 			  "cudaStreamSynchronize")) != 0 ||

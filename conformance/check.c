@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collspec.h"
-#include "devmem.h"
+#include "csgpu/device.h"
 #include "csref/arith.h"
 #include "csref/gen.h"
 #include "csref/oracle.h"

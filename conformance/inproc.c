@@ -7,7 +7,8 @@
  *   one comm_split per rank between group_start and group_end (sub is
  *   NULL: there is no channel per rank in one process).
  *   Each case gets P sets of buffers laid out as the MPI worker lays out
- *   one rank's (on CUDA device i for rank i of a device-memory backend),
+ *   one rank's (for a device-memory backend, rank i's on CUDA device
+ *   i mod n, n the devices this process sees: cs_dev_of_rank),
  *   one call per rank between group_start and group_end, a synchronize per
  *   rank, then each rank's own checks and the cross-rank identity (the
  *   ranks' keyed fingerprints compared, as between processes); each of
@@ -25,7 +26,7 @@
 #include <string.h>
 #include <time.h>
 #include "collspec.h"
-#include "devmem.h"
+#include "csgpu/device.h"
 
 /* One communicator variant, per world rank. */
 struct ipvar {
@@ -43,7 +44,8 @@ struct ipw {
 	int init_called;
 	struct ipvar vc[CS_NUM_COMMVARS];
 	char nodev[256];    /* non-empty: every case is SKIP with this reason */
-	void **stream;      /* device memory: rank i's stream, on device i */
+	int ndev;           /* device memory: the devices this process sees */
+	void **stream;      /* device memory: rank i's stream, on its device */
 	cs_exec_t *e;       /* per rank, for the case running */
 	cs_local_t *l;
 	cs_khash_t *fp;     /* 2P: the ranks' fingerprints, then one group's */
@@ -52,6 +54,15 @@ struct ipw {
 	FILE *results;
 	char backend_name[64];
 };
+
+/* The CUDA device of rank r's buffers and stream: r mod ndev, so that
+ * ranks share the devices when there are fewer than ranks. (nccl-local,
+ * which finds its own, has refused to start with fewer devices than ranks:
+ * for it this is device r, where its rank r is.) */
+static int rank_device(const struct ipw *w, int r)
+{
+	return cs_dev_of_rank(r, w->ndev);
+}
 
 static double now_s(void)
 {
@@ -310,7 +321,8 @@ static int prepare(struct ipw *w, const struct ipvar *vc,
 		cs_status_t st = cs_exec_setup(&w->e[r], hc, vc->size[r],
 					       vc->rank[r]);
 		if (st == CS_OK && w->stream &&
-		    (st = cs_exec_to_device(&w->e[r], r, w->stream[r])) != CS_OK)
+		    (st = cs_exec_to_device(&w->e[r], rank_device(w, r),
+					    w->stream[r])) != CS_OK)
 			cs_exec_free(&w->e[r]);
 		if (st == CS_OK)
 			continue;
@@ -364,35 +376,31 @@ static void run_cases(struct ipw *w, const cs_hcase_t *cases, size_t n)
 
 /* ---- set-up and tear-down ---------------------------------------------------- */
 
-/* Streams for device memory: rank i's on device i. 0 or a message. */
+/* Streams for device memory: rank i's on its device. 0 or a message. */
 static int start_streams(struct ipw *w)
 {
 	int r;
 
+	w->ndev = cs_dev_count();
 	w->stream = calloc((size_t)w->P, sizeof *w->stream);
 	if (!w->stream)
 		return cs_error(CS_ERR_NOMEM, "out of memory");
 	for (r = 0; r < w->P; r++)
-		if (cs_dev_stream_create(r, &w->stream[r]) != CS_OK)
+		if (cs_dev_stream_create(rank_device(w, r), &w->stream[r]) !=
+		    CS_OK)
 			return -1;
 	return 0;
 }
 
-/* A device-memory plugin needs a device per rank: the harness counts
- * them before its init_all. 1 when there are too few (w->nodev set). */
-static int too_few_devices(struct ipw *w)
+/* A device-memory plugin needs a device (ranks share them when there are
+ * fewer than ranks): the harness counts them before its init_all. 1 when
+ * there is none (w->nodev set). The nccl backends find their own. */
+static int no_devices(struct ipw *w)
 {
-	int n;
-
 	if (w->b->mem_kind != CS_MEM_CUDA || cs_backend_finds_devices(w->b))
 		return 0;
-	n = cs_dev_count();
-	if (n == 0)
+	if (cs_dev_count() == 0)
 		snprintf(w->nodev, sizeof w->nodev, "%s", CS_NODEV_SKIP);
-	else if (n < w->P)
-		snprintf(w->nodev, sizeof w->nodev, "%d ranks need %d CUDA "
-			 "devices (rank i on device i); this process sees %d",
-			 w->P, w->P, n);
 	return w->nodev[0] != 0;
 }
 
@@ -408,7 +416,7 @@ static int start_backend(struct ipw *w)
 	if (cs_backend_load(w->o->backend, &w->b) != CS_OK)
 		return say(cs_last_error());
 	snprintf(w->backend_name, sizeof w->backend_name, "%s", w->b->name);
-	if (too_few_devices(w))
+	if (no_devices(w))
 		return 1;
 	if (!var_alloc(world, w->P))
 		return say("out of memory");
@@ -450,7 +458,7 @@ static void stop_backend(struct ipw *w)
 	for (v = CS_NUM_COMMVARS - 1; v >= 0; v--)
 		free_var(w, &w->vc[v]);
 	for (r = 0; w->stream && r < w->P; r++)
-		cs_dev_stream_destroy(r, w->stream[r]);
+		cs_dev_stream_destroy(rank_device(w, r), w->stream[r]);
 	free(w->stream);
 	if (w->init_called && w->b->finalize)
 		w->b->finalize();

@@ -17,7 +17,7 @@
 #include <omp.h>
 #include "collspec.h"
 #include "backend_nccl.h"
-#include "devmem.h"
+#include "csgpu/device.h"
 #include "driver.h"
 #include "hx.h"
 

@@ -56,11 +56,12 @@ extern "C" {
  * Where the buffers handed to the backend live. For CS_MEM_CUDA the
  * harness allocates them (guard bytes included) after init / init_all:
  * one rank per process, on the device that init left current; all ranks
- * in one process, rank i's on device i. It copies the inputs in, hands
- * the backend a cudaStream_t of its own on that device, and copies the
- * results out after synchronize. Without a device (or in a collspec built
- * without CUDA) every case is SKIP "no CUDA device" and the backend's
- * init is not called.
+ * in one process, rank i's on device i mod n, n the number of devices this
+ * process sees. It copies the inputs in, hands the backend a cudaStream_t
+ * of its own on that device, and copies the results out after
+ * synchronize. Without a device (or in a collspec built without CUDA)
+ * every case is SKIP "no CUDA device" and the backend's init is not
+ * called.
  */
 typedef enum cs_mem_kind {
 	CS_MEM_HOST = 0, /* ordinary host memory */
