@@ -218,6 +218,13 @@ static cs_status_t load_plugin(const char *path, const cs_backend_t **out)
 	return st;
 }
 
+#ifndef CS_HAVE_CUDA
+const cs_backend_t *cs_backend_gpu(void)
+{
+	return NULL; /* backend_gpu.c is built with CUDA only */
+}
+#endif
+
 /* The nccl backends by name; NULL when not built. */
 static const cs_backend_t *nccl_named(const char *spec)
 {
@@ -238,6 +245,12 @@ cs_status_t cs_backend_load(const char *spec, const cs_backend_t **out)
 		b = cs_backend_ref();
 	else if (strcmp(spec, "mpi") == 0)
 		b = cs_backend_mpi();
+	else if (strcmp(spec, "gpu-sim") == 0)
+		b = cs_backend_gpusim();
+	else if (strcmp(spec, "gpu") == 0 && !(b = cs_backend_gpu()))
+		return cs_error(CS_ERR_UNSUPPORTED, "backend 'gpu' is not "
+				"built into this collspec: it needs CUDA at "
+				"build time");
 	else if (strcmp(spec, "nccl") == 0 || strcmp(spec, "nccl-local") == 0)
 		if (!(b = nccl_named(spec)))
 			return cs_error(CS_ERR_UNSUPPORTED, "backend '%s' is not "
@@ -246,7 +259,8 @@ cs_status_t cs_backend_load(const char *spec, const cs_backend_t **out)
 					spec);
 	if (!b)
 		return cs_error(CS_ERR_INVALID, "unknown backend '%s'; valid "
-				"backends: ref mpi nccl nccl-local plugin:PATH",
+				"backends: ref mpi gpu gpu-sim nccl nccl-local "
+				"plugin:PATH",
 				spec);
 	*out = b;
 	return cs_backend_validate(b, spec);
@@ -515,6 +529,11 @@ void cs_backend_print_list(FILE *out)
 
 	fprintf(out, "  %-14s %s\n", "ref", cs_backend_ref()->description);
 	fprintf(out, "  %-14s %s\n", "mpi", cs_backend_mpi()->description);
+	fprintf(out, "  %-14s %s\n", "gpu", cs_backend_gpu() ?
+		cs_backend_gpu()->description : "(not built: needs CUDA at "
+		"build time)");
+	fprintf(out, "  %-14s %s\n", "gpu-sim",
+		cs_backend_gpusim()->description);
 	for (i = 0; i < 2; i++)
 		fprintf(out, "  %-14s %s\n", names[i], nccl[i] ?
 			nccl[i]->description : "(not built: needs CUDA and "

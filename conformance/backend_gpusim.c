@@ -38,13 +38,7 @@ static int gs_fail(int st, const char *msg)
 }
 
 #ifdef CSG_MUTANT
-static csg_op_t mutant_op(const csg_plan_t *p, int r, int s, int k, int i,
-			  void *ctx)
-{
-	(void)ctx;
-	return csg_mutant_op(CSG_MUTANT, p, r, s, k, i);
-}
-#define GS_GET_OP mutant_op
+#define GS_GET_OP csg_exec_get_op
 #else
 #define GS_GET_OP NULL
 #endif
@@ -322,6 +316,7 @@ static const cs_backend_t gs_backend = {
 
 #ifdef CSG_PLUGIN
 /* Built as a plugin (the mutant tests): the plugin entry point. */
+__attribute__((visibility("default")))
 const cs_backend_t *collspec_backend(uint32_t v)
 {
 	return v == CS_BACKEND_ABI_VERSION ? &gs_backend : NULL;

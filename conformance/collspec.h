@@ -38,6 +38,10 @@ int cs_repro_format(const cs_hcase_t *hc, int world, const char *backend,
 /* The built-in backends, instances of the plugin ABI's struct. */
 const cs_backend_t *cs_backend_ref(void);
 const cs_backend_t *cs_backend_mpi(void);
+/* libcsgpu's schedules on the CPU (backend_gpusim.c), always built. */
+const cs_backend_t *cs_backend_gpusim(void);
+/* libcsgpu's kernels (backend_gpu.c); NULL when built without CUDA. */
+const cs_backend_t *cs_backend_gpu(void);
 
 /*
  * Resolve a --backend value: "ref", "mpi", "nccl", "nccl-local" (when

@@ -571,10 +571,12 @@ int cs_run_validate(const cs_run_opts_t *o, int P)
 		return 2;
 	}
 	if (strcmp(o->backend, "ref") && strcmp(o->backend, "mpi") &&
+	    strcmp(o->backend, "gpu") && strcmp(o->backend, "gpu-sim") &&
 	    strcmp(o->backend, "nccl") && strcmp(o->backend, "nccl-local") &&
 	    strncmp(o->backend, "plugin:", 7)) {
 		fprintf(stderr, "collspec run: unknown backend '%s'; valid "
-			"backends: ref mpi nccl nccl-local plugin:PATH\n",
+			"backends: ref mpi gpu gpu-sim nccl nccl-local "
+			"plugin:PATH\n",
 			o->backend);
 		return 2;
 	}
@@ -1508,8 +1510,6 @@ static const cs_backend_t *backend_inproc(const cs_run_opts_t *o)
 {
 	const cs_backend_t *b;
 
-	if (strcmp(o->backend, "nccl-local") && strncmp(o->backend, "plugin:", 7))
-		return NULL;
 	if (cs_backend_load(o->backend, &b) != CS_OK ||
 	    b->proc_model != CS_PROC_ALL_IN_PROCESS)
 		return NULL;
