@@ -554,33 +554,61 @@ static cs_status_t csg_plan_call(const csg_world_t *w, const csg_call_t *c,
 	return CS_OK;
 }
 
-cs_status_t csg_run(csg_world_t *w, const csg_call_t *call,
-		    void *const *stream)
+/* The kernel, the bytes per rank and the plan (lanes chosen) of a call. */
+static cs_status_t csg_prepare(const csg_world_t *w, const csg_call_t *call,
+			       const void **fn, csg_plan_t *p)
 {
 	size_t esize, bytes;
-	csg_vmat_t v[CSG_MAX_RANKS];
-	const void *fn;
 	cs_status_t st;
-	csg_plan_t p;
-	int nchan, nslices, c, cur;
+	int nchan, nslices;
 
 	if ((st = csg_check_call(w, call)) != CS_OK ||
-	    (st = csg_plan_call(w, call, 1, 1, &p)) != CS_OK)
+	    (st = csg_plan_call(w, call, 1, 1, p)) != CS_OK)
 		return st;
 	esize = (size_t)cs_size_of(call->dtype);
 	bytes = call->coll == CS_COLL_ALLTOALLV
 			? csg_max_send_elems(call, w->P) * esize
 			: call->n * esize;
-	if (!(fn = csg_kernel_of(&p, call)))
+	if (!(*fn = csg_kernel_of(p, call)))
 		return cs_error(CS_ERR_INVALID,
 				"csg_run: no kernel for %s, dtype %d, op %d",
 				cs_coll_name(call->coll), (int)call->dtype,
 				(int)call->op);
+	if ((st = csg_lanes(w, call, *fn, bytes, &nchan, &nslices)) != CS_OK)
+		return st;
+	return csg_plan_call(w, call, nchan, nslices, p);
+}
+
+cs_status_t csg_plan_of(const csg_world_t *w, const csg_call_t *call,
+			csg_plan_t *plan)
+{
+	const void *fn;
+	cs_status_t st;
+	int cur;
+
+	if (!plan)
+		return cs_error(CS_ERR_INVALID, "csg_plan_of: plan is NULL");
 	if (cudaGetDevice(&cur) != cudaSuccess)
 		cur = 0;
-	if ((st = csg_lanes(w, call, fn, bytes, &nchan, &nslices)) != CS_OK ||
-	    (st = csg_plan_call(w, call, nchan, nslices, &p)) != CS_OK ||
-	    (st = csg_grow_tmp(w, call, esize)) != CS_OK ||
+	st = csg_prepare(w, call, &fn, plan);
+	cudaSetDevice(cur);
+	return st;
+}
+
+cs_status_t csg_run(csg_world_t *w, const csg_call_t *call,
+		    void *const *stream)
+{
+	csg_vmat_t v[CSG_MAX_RANKS];
+	const void *fn;
+	cs_status_t st;
+	csg_plan_t p;
+	int c, cur;
+
+	if (cudaGetDevice(&cur) != cudaSuccess)
+		cur = 0;
+	if ((st = csg_prepare(w, call, &fn, &p)) != CS_OK ||
+	    (st = csg_grow_tmp(w, call, (size_t)cs_size_of(call->dtype))) !=
+		    CS_OK ||
 	    (st = csg_chain_before(w, stream)) != CS_OK)
 		goto out;
 	if (call->coll == CS_COLL_ALLTOALLV &&

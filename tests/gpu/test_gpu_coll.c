@@ -8,11 +8,11 @@
  * a few dtypes and ops (all 12 dtypes x 6 ops for ring allreduce at the
  * small counts): random input bits are uploaded, csg_run runs the call,
  * and every rank's whole buffer block (send and recv, guards around them)
- * must equal what the CPU executor below leaves in a mirror of the same
- * block. The CPU executor runs the plan's steps in lockstep - channel by
- * channel, step by step, rank by rank, csg_get_op's ops in order - with
- * csg_apply (csgpu/exec.h) on every element; where the kernels use native
- * arithmetic, test_gpu_native proves it equal to csg_apply's.
+ * must equal what the CPU executor of the gpu-sim backend (csg_sim_run,
+ * csgpu/sim.h) leaves in a mirror of the same block, running the plan that
+ * csg_run launched (csg_plan_of) in lockstep with csg_apply (csgpu/exec.h)
+ * on every element; where the kernels use native arithmetic,
+ * test_gpu_native proves it equal to csg_apply's.
  * One world per P serves all its calls, so the step counters run across
  * calls. Without a device: prints "SKIP: no CUDA device" and exits 77.
  */
@@ -29,6 +29,7 @@
 #include "csgpu/device.h"
 #include "csgpu/exec.h"
 #include "csgpu/sched.h"
+#include "csgpu/sim.h"
 #include "csref/arith.h"
 #include "csref/catalog.h"
 
@@ -165,47 +166,6 @@ static void layout(const struct tcase *t, const size_t *v[3], int r,
 	memcpy(m->host, m->init, m->bytes);
 }
 
-/* ---- the CPU executor ------------------------------------------------------------ */
-
-/* One op on the host buffers of every rank. */
-static void cpu_op(const csg_red_t *red, const csg_op_t *o, void *buf[][3])
-{
-	uint64_t x[CSG_MAX_SRC];
-	size_t j;
-	int i;
-
-	for (j = 0; j < o->n; j++) {
-		for (i = 0; i < o->nsrc; i++)
-			x[i] = cs_load(red->dtype, buf[o->src[i].rank][o->src[i].buf],
-				       o->src[i].off + j);
-		cs_store(red->dtype, buf[o->dst.rank][o->dst.buf], o->dst.off + j,
-			 csg_apply(red, o, x));
-	}
-}
-
-/* Every channel, step, rank, slice and op of plan p0, in lockstep. */
-static void cpu_run(const csg_plan_t *p0, const csg_red_t *red, void *buf[][3])
-{
-	csg_plan_t p = *p0;
-	int c, t, r, k, i, s;
-
-	for (c = 0; c < p0->nchan; c++) {
-		p.chan = c;
-		for (t = 0; t < csg_nsteps(&p); t++)
-			for (r = 0; r < p.P; r++)
-				for (k = 0; k < p.nslices; k++) {
-					if ((s = csg_slice_step(&p, t, k)) < 0)
-						continue;
-					for (i = 0; i < csg_nops(&p, r, s); i++) {
-						csg_op_t o = csg_get_op(&p, r, s, k, i);
-
-						if (o.nsrc > 0)
-							cpu_op(red, &o, buf);
-					}
-				}
-	}
-}
-
 /* ---- one case ----------------------------------------------------------------------- */
 
 static const char *algo_name(csg_algo_t a)
@@ -239,47 +199,18 @@ static void compare(const struct tcase *t, int r, const struct rank_mem *m,
 	}
 }
 
-/* The channels and slices csg_run uses for t: the case's own, or
- * csg_choose's for the bytes per rank (alltoallv: the largest send
- * extent), the ranks on the busiest device and the smallest SM count of
- * the devices used, as csg_run asks it. */
-static void lanes(const struct tcase *t, const size_t *v[3], int *nchan,
-		  int *nslices)
-{
-	size_t s, rv, bytes = t->n * (size_t)cs_size_of(t->d), m = 0;
-	int ndev = cs_gpu_device_count(), sms = 0, x, d, r;
-
-	ndev = ndev < t->P ? ndev : t->P;
-	for (d = 0; d < ndev; d++) {
-		CUDA_OK(cudaDeviceGetAttribute(&x, cudaDevAttrMultiProcessorCount,
-					       d));
-		sms = sms == 0 || x < sms ? x : sms;
-	}
-	if (t->coll == CS_COLL_ALLTOALLV) {
-		for (r = 0; r < t->P; r++) {
-			extents(t, v[0], v[1], v[2], r, &s, &rv);
-			m = s > m ? s : m;
-		}
-		bytes = m * (size_t)cs_size_of(t->d);
-	}
-	csg_choose(bytes, (t->P + ndev - 1) / ndev, sms, nchan, nslices);
-	if (t->nchan)
-		*nchan = t->nchan;
-	if (t->nslices)
-		*nslices = t->nslices;
-}
-
 static void run_case(csg_world_t *w, const struct tcase *t)
 {
 	struct rank_mem mem[MAXP];
 	size_t cnt[MAXP * MAXP], sdis[MAXP * MAXP], rdis[MAXP * MAXP];
 	const size_t *v[3] = {cnt, sdis, rdis};
-	void *hbuf[CSG_MAX_RANKS][3];
+	static csg_sim_bufs_t hb;
+	size_t slen, rlen;
 	csg_call_t call;
 	csg_plan_t plan;
 	csg_red_t red;
 	unsigned char *got;
-	int r, dev, nchan, nslices;
+	int r, dev;
 
 	make_vmat(t->P, t->n, cnt, sdis, rdis);
 	memset(&call, 0, sizeof(call));
@@ -307,9 +238,12 @@ static void run_case(csg_world_t *w, const struct tcase *t)
 		call.send[r] = mem[r].dev + mem[r].send_off;
 		call.recv[r] = mem[r].dev + mem[r].recv_off;
 		call.scalar[r] = red.scalar[r] = rng() & cs_bits_mask(t->d);
-		hbuf[r][CSG_SEND] = mem[r].host + mem[r].send_off;
-		hbuf[r][CSG_RECV] = mem[r].host + mem[r].recv_off;
-		hbuf[r][CSG_TMP] = mem[r].tmp;
+		extents(t, v[0], v[1], v[2], r, &slen, &rlen);
+		hb.buf[r][CSG_SEND] = mem[r].host + mem[r].send_off;
+		hb.buf[r][CSG_RECV] = mem[r].host + mem[r].recv_off;
+		hb.buf[r][CSG_TMP] = mem[r].tmp;
+		hb.len[r][CSG_SEND] = hb.len[r][CSG_TMP] = slen;
+		hb.len[r][CSG_RECV] = rlen;
 	}
 	if (csg_run(w, &call, NULL) != CS_OK)
 		fail_msg("csg_run %s algo %s P=%d n=%zu: %s",
@@ -317,15 +251,12 @@ static void run_case(csg_world_t *w, const struct tcase *t)
 			 cs_last_error());
 	assert_int_equal(csg_world_sync(w), CS_OK);
 
-	/* the same plan on the CPU: what csg_run planned, channels included
-	 * (they decide which rank completes which element, hence the order
-	 * of the fold) */
-	lanes(t, v, &nchan, &nslices);
-	assert_int_equal(csg_plan_init(&plan, t->coll, t->algo, t->P, t->root,
-				       t->inplace, t->n,
-				       (size_t)cs_size_of(t->d), nchan, nslices,
-				       (csg_vmat_t){cnt, sdis, rdis}), 0);
-	cpu_run(&plan, &red, hbuf);
+	/* the same plan on the CPU (csgpu/sim.h, gpu-sim's executor): the
+	 * plan csg_run launched, channels and slices included (they decide
+	 * which rank completes which element, hence the order of the fold) */
+	assert_int_equal(csg_plan_of(w, &call, &plan), CS_OK);
+	if (csg_sim_run(&plan, &red, &hb, NULL, NULL) != CS_OK)
+		fail_msg("csg_sim_run: %s", cs_last_error());
 	for (r = 0; r < t->P; r++) {
 		dev = csg_world_device(w, r);
 		got = malloc(mem[r].bytes);

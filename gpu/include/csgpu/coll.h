@@ -80,6 +80,16 @@ typedef struct csg_call {
 cs_status_t csg_run(csg_world_t *w, const csg_call_t *call,
 		    void *const *stream);
 
+/*
+ * The plan csg_run would launch for the call (AUTO resolved, channels and
+ * slices chosen, channel 0; for alltoallv, p->v points at the call's host
+ * matrix): what a CPU execution of the same call (csgpu/sim.h) needs to
+ * reproduce the kernels' bits, since the cut decides the order of every
+ * fold. Launches nothing. csg_run's statuses for a call it refuses.
+ */
+cs_status_t csg_plan_of(const csg_world_t *w, const csg_call_t *call,
+			csg_plan_t *p);
+
 /* Wait for everything queued on the world's devices. */
 cs_status_t csg_world_sync(csg_world_t *w);
 
