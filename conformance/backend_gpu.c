@@ -37,14 +37,6 @@ static int gb_fail(int st, const char *msg)
 	return st;
 }
 
-/* A recorder status, its message kept for error_string. */
-static int gb_st(int rc)
-{
-	if (rc)
-		gb_fail(rc, cs_ipg_error(gb_ipg));
-	return rc;
-}
-
 static void gb_free_state(void *ctx, void *state)
 {
 	(void)ctx;
@@ -142,90 +134,6 @@ static int gb_supports(cs_bcomm_t comm, const cs_backend_query_t *q,
 	return cs_gpu_supports(&gb_opts, q, reason, len);
 }
 
-static int gb_call(cs_bcomm_t comm, cs_coll_t coll, const void *s, void *r,
-		   size_t n, cs_dtype_t d, cs_op_t op, const void *scalar,
-		   int root, void *stream, const size_t *const a2av[4])
-{
-	return gb_st(cs_ipg_call(comm, coll, s, r, n, d, op, scalar, root,
-				 stream, a2av));
-}
-
-static int gb_allreduce(const void *s, void *r, size_t n, cs_dtype_t d,
-			cs_op_t op, const void *scalar, cs_bcomm_t comm,
-			void *stream)
-{
-	return gb_call(comm, CS_COLL_ALLREDUCE, s, r, n, d, op, scalar, 0,
-		       stream, NULL);
-}
-
-static int gb_allgather(const void *s, void *r, size_t n, cs_dtype_t d,
-			cs_bcomm_t comm, void *stream)
-{
-	return gb_call(comm, CS_COLL_ALLGATHER, s, r, n, d, CS_NUM_OPS, NULL,
-		       0, stream, NULL);
-}
-
-static int gb_reducescatter(const void *s, void *r, size_t n, cs_dtype_t d,
-			    cs_op_t op, const void *scalar, cs_bcomm_t comm,
-			    void *stream)
-{
-	return gb_call(comm, CS_COLL_REDUCESCATTER, s, r, n, d, op, scalar, 0,
-		       stream, NULL);
-}
-
-static int gb_alltoall(const void *s, void *r, size_t n, cs_dtype_t d,
-		       cs_bcomm_t comm, void *stream)
-{
-	return gb_call(comm, CS_COLL_ALLTOALL, s, r, n, d, CS_NUM_OPS, NULL, 0,
-		       stream, NULL);
-}
-
-static int gb_alltoallv(const void *s, const size_t *sc, const size_t *sd,
-			void *r, const size_t *rc, const size_t *rd,
-			cs_dtype_t d, cs_bcomm_t comm, void *stream)
-{
-	const size_t *const v[4] = { sc, sd, rc, rd };
-
-	return gb_call(comm, CS_COLL_ALLTOALLV, s, r, 0, d, CS_NUM_OPS, NULL, 0,
-		       stream, v);
-}
-
-static int gb_broadcast(const void *s, void *r, size_t n, cs_dtype_t d,
-			int root, cs_bcomm_t comm, void *stream)
-{
-	return gb_call(comm, CS_COLL_BROADCAST, s, r, n, d, CS_NUM_OPS, NULL,
-		       root, stream, NULL);
-}
-
-static int gb_reduce(const void *s, void *r, size_t n, cs_dtype_t d,
-		     cs_op_t op, const void *scalar, int root, cs_bcomm_t comm,
-		     void *stream)
-{
-	return gb_call(comm, CS_COLL_REDUCE, s, r, n, d, op, scalar, root,
-		       stream, NULL);
-}
-
-static int gb_gather(const void *s, void *r, size_t n, cs_dtype_t d,
-		     int root, cs_bcomm_t comm, void *stream)
-{
-	return gb_call(comm, CS_COLL_GATHER, s, r, n, d, CS_NUM_OPS, NULL,
-		       root, stream, NULL);
-}
-
-static int gb_scatter(const void *s, void *r, size_t n, cs_dtype_t d,
-		      int root, cs_bcomm_t comm, void *stream)
-{
-	return gb_call(comm, CS_COLL_SCATTER, s, r, n, d, CS_NUM_OPS, NULL,
-		       root, stream, NULL);
-}
-
-static int gb_sendrecv(const void *s, void *r, size_t n, cs_dtype_t d,
-		       cs_bcomm_t comm, void *stream)
-{
-	return gb_call(comm, CS_COLL_SENDRECV, s, r, n, d, CS_NUM_OPS, NULL, 0,
-		       stream, NULL);
-}
-
 static int gb_group_start(void)
 {
 	return gb_ipg ? cs_ipg_start(gb_ipg)
@@ -234,7 +142,7 @@ static int gb_group_start(void)
 
 static int gb_group_end(void)
 {
-	return gb_ipg ? gb_st(cs_ipg_end(gb_ipg))
+	return gb_ipg ? cs_ipg_end(gb_ipg)
 		      : gb_fail(CS_IPG_EINVAL, "gpu: not initialised");
 }
 
@@ -253,8 +161,12 @@ static int gb_synchronize(cs_bcomm_t comm, void *stream)
 
 static const char *gb_error_string(cs_bcomm_t comm, int err)
 {
+	const char *m = gb_ipg ? cs_ipg_error(gb_ipg) : "";
+
 	(void)comm;
 	(void)err;
+	if (m[0])
+		return m;
 	return gb_err[0] ? gb_err : "gpu: unknown error";
 }
 
@@ -271,16 +183,16 @@ static const cs_backend_t gb_backend = {
 	.comm_free = gb_comm_free,
 	.finalize = gb_finalize,
 	.supports = gb_supports,
-	.allreduce = gb_allreduce,
-	.allgather = gb_allgather,
-	.reducescatter = gb_reducescatter,
-	.alltoall = gb_alltoall,
-	.alltoallv = gb_alltoallv,
-	.broadcast = gb_broadcast,
-	.reduce = gb_reduce,
-	.gather = gb_gather,
-	.scatter = gb_scatter,
-	.sendrecv = gb_sendrecv,
+	.allreduce = cs_ipg_allreduce,
+	.allgather = cs_ipg_allgather,
+	.reducescatter = cs_ipg_reducescatter,
+	.alltoall = cs_ipg_alltoall,
+	.alltoallv = cs_ipg_alltoallv,
+	.broadcast = cs_ipg_broadcast,
+	.reduce = cs_ipg_reduce,
+	.gather = cs_ipg_gather,
+	.scatter = cs_ipg_scatter,
+	.sendrecv = cs_ipg_sendrecv,
 	.group_start = gb_group_start,
 	.group_end = gb_group_end,
 	.synchronize = gb_synchronize,

@@ -138,19 +138,11 @@ static int gs_finalize(void)
 	return 0;
 }
 
-/* A recorder status, its message kept for error_string. */
-static int gs_st(int rc)
-{
-	if (rc)
-		gs_fail(rc, cs_ipg_error(gs_ipg));
-	return rc;
-}
-
 static int gs_split(cs_bcomm_t comm, int color, int key,
 		    const cs_bootstrap_t *sub, cs_bcomm_t *out)
 {
 	(void)sub;
-	return gs_st(cs_ipg_split(comm, color, key, out));
+	return cs_ipg_split(comm, color, key, out);
 }
 
 static int gs_comm_free(cs_bcomm_t comm)
@@ -165,100 +157,6 @@ static int gs_supports(cs_bcomm_t comm, const cs_backend_query_t *q,
 	return cs_gpu_supports(&gs_opts, q, reason, len);
 }
 
-static int gs_call(cs_bcomm_t comm, cs_coll_t coll, const void *s, void *r,
-		   size_t n, cs_dtype_t d, cs_op_t op, const void *scalar,
-		   int root, const size_t *const a2av[4])
-{
-	return gs_st(cs_ipg_call(comm, coll, s, r, n, d, op, scalar, root,
-				 NULL, a2av));
-}
-
-static int gs_allreduce(const void *s, void *r, size_t n, cs_dtype_t d,
-			cs_op_t op, const void *scalar, cs_bcomm_t comm,
-			void *stream)
-{
-	(void)stream;
-	return gs_call(comm, CS_COLL_ALLREDUCE, s, r, n, d, op, scalar, 0,
-		       NULL);
-}
-
-static int gs_allgather(const void *s, void *r, size_t n, cs_dtype_t d,
-			cs_bcomm_t comm, void *stream)
-{
-	(void)stream;
-	return gs_call(comm, CS_COLL_ALLGATHER, s, r, n, d, CS_NUM_OPS, NULL,
-		       0, NULL);
-}
-
-static int gs_reducescatter(const void *s, void *r, size_t n, cs_dtype_t d,
-			    cs_op_t op, const void *scalar, cs_bcomm_t comm,
-			    void *stream)
-{
-	(void)stream;
-	return gs_call(comm, CS_COLL_REDUCESCATTER, s, r, n, d, op, scalar, 0,
-		       NULL);
-}
-
-static int gs_alltoall(const void *s, void *r, size_t n, cs_dtype_t d,
-		       cs_bcomm_t comm, void *stream)
-{
-	(void)stream;
-	return gs_call(comm, CS_COLL_ALLTOALL, s, r, n, d, CS_NUM_OPS, NULL, 0,
-		       NULL);
-}
-
-static int gs_alltoallv(const void *s, const size_t *sc, const size_t *sd,
-			void *r, const size_t *rc, const size_t *rd,
-			cs_dtype_t d, cs_bcomm_t comm, void *stream)
-{
-	const size_t *const v[4] = { sc, sd, rc, rd };
-
-	(void)stream;
-	return gs_call(comm, CS_COLL_ALLTOALLV, s, r, 0, d, CS_NUM_OPS, NULL, 0,
-		       v);
-}
-
-static int gs_broadcast(const void *s, void *r, size_t n, cs_dtype_t d,
-			int root, cs_bcomm_t comm, void *stream)
-{
-	(void)stream;
-	return gs_call(comm, CS_COLL_BROADCAST, s, r, n, d, CS_NUM_OPS, NULL,
-		       root, NULL);
-}
-
-static int gs_reduce(const void *s, void *r, size_t n, cs_dtype_t d,
-		     cs_op_t op, const void *scalar, int root, cs_bcomm_t comm,
-		     void *stream)
-{
-	(void)stream;
-	return gs_call(comm, CS_COLL_REDUCE, s, r, n, d, op, scalar, root,
-		       NULL);
-}
-
-static int gs_gather(const void *s, void *r, size_t n, cs_dtype_t d,
-		     int root, cs_bcomm_t comm, void *stream)
-{
-	(void)stream;
-	return gs_call(comm, CS_COLL_GATHER, s, r, n, d, CS_NUM_OPS, NULL,
-		       root, NULL);
-}
-
-static int gs_scatter(const void *s, void *r, size_t n, cs_dtype_t d,
-		      int root, cs_bcomm_t comm, void *stream)
-{
-	(void)stream;
-	return gs_call(comm, CS_COLL_SCATTER, s, r, n, d, CS_NUM_OPS, NULL,
-		       root, NULL);
-}
-
-static int gs_sendrecv(const void *s, void *r, size_t n, cs_dtype_t d,
-		       cs_bcomm_t comm, void *stream)
-{
-	(void)stream;
-	return gs_call(comm, CS_COLL_SENDRECV, s, r, n, d, CS_NUM_OPS, NULL, 0,
-		       NULL);
-}
-
 static int gs_group_start(void)
 {
 	return gs_ipg ? cs_ipg_start(gs_ipg)
@@ -267,7 +165,7 @@ static int gs_group_start(void)
 
 static int gs_group_end(void)
 {
-	return gs_ipg ? gs_st(cs_ipg_end(gs_ipg))
+	return gs_ipg ? cs_ipg_end(gs_ipg)
 		      : gs_fail(CS_IPG_EINVAL, "gpu-sim: not initialised");
 }
 
@@ -280,8 +178,12 @@ static int gs_synchronize(cs_bcomm_t comm, void *stream)
 
 static const char *gs_error_string(cs_bcomm_t comm, int err)
 {
+	const char *m = gs_ipg ? cs_ipg_error(gs_ipg) : "";
+
 	(void)comm;
 	(void)err;
+	if (m[0])
+		return m;
 	return gs_err[0] ? gs_err : "gpu-sim: unknown error";
 }
 
@@ -298,16 +200,16 @@ static const cs_backend_t gs_backend = {
 	.comm_free = gs_comm_free,
 	.finalize = gs_finalize,
 	.supports = gs_supports,
-	.allreduce = gs_allreduce,
-	.allgather = gs_allgather,
-	.reducescatter = gs_reducescatter,
-	.alltoall = gs_alltoall,
-	.alltoallv = gs_alltoallv,
-	.broadcast = gs_broadcast,
-	.reduce = gs_reduce,
-	.gather = gs_gather,
-	.scatter = gs_scatter,
-	.sendrecv = gs_sendrecv,
+	.allreduce = cs_ipg_allreduce,
+	.allgather = cs_ipg_allgather,
+	.reducescatter = cs_ipg_reducescatter,
+	.alltoall = cs_ipg_alltoall,
+	.alltoallv = cs_ipg_alltoallv,
+	.broadcast = cs_ipg_broadcast,
+	.reduce = cs_ipg_reduce,
+	.gather = cs_ipg_gather,
+	.scatter = cs_ipg_scatter,
+	.sendrecv = cs_ipg_sendrecv,
 	.group_start = gs_group_start,
 	.group_end = gs_group_end,
 	.synchronize = gs_synchronize,

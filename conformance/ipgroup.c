@@ -371,6 +371,83 @@ int cs_ipg_end(cs_ipg_t *g)
 	return --g->depth ? 0 : flush(g);
 }
 
+/* ---- the backend ABI's collectives ------------------------------------- */
+
+int cs_ipg_allreduce(const void *s, void *r, size_t n, cs_dtype_t d,
+		     cs_op_t op, const void *scalar, cs_bcomm_t comm,
+		     void *stream)
+{
+	return cs_ipg_call(comm, CS_COLL_ALLREDUCE, s, r, n, d, op, scalar, 0,
+			   stream, NULL);
+}
+
+int cs_ipg_allgather(const void *s, void *r, size_t n, cs_dtype_t d,
+		     cs_bcomm_t comm, void *stream)
+{
+	return cs_ipg_call(comm, CS_COLL_ALLGATHER, s, r, n, d, CS_NUM_OPS,
+			   NULL, 0, stream, NULL);
+}
+
+int cs_ipg_reducescatter(const void *s, void *r, size_t n, cs_dtype_t d,
+			 cs_op_t op, const void *scalar, cs_bcomm_t comm,
+			 void *stream)
+{
+	return cs_ipg_call(comm, CS_COLL_REDUCESCATTER, s, r, n, d, op, scalar,
+			   0, stream, NULL);
+}
+
+int cs_ipg_alltoall(const void *s, void *r, size_t n, cs_dtype_t d,
+		    cs_bcomm_t comm, void *stream)
+{
+	return cs_ipg_call(comm, CS_COLL_ALLTOALL, s, r, n, d, CS_NUM_OPS, NULL,
+			   0, stream, NULL);
+}
+
+int cs_ipg_alltoallv(const void *s, const size_t *sc, const size_t *sd,
+		     void *r, const size_t *rc, const size_t *rd, cs_dtype_t d,
+		     cs_bcomm_t comm, void *stream)
+{
+	const size_t *const v[4] = { sc, sd, rc, rd };
+
+	return cs_ipg_call(comm, CS_COLL_ALLTOALLV, s, r, 0, d, CS_NUM_OPS,
+			   NULL, 0, stream, v);
+}
+
+int cs_ipg_broadcast(const void *s, void *r, size_t n, cs_dtype_t d, int root,
+		     cs_bcomm_t comm, void *stream)
+{
+	return cs_ipg_call(comm, CS_COLL_BROADCAST, s, r, n, d, CS_NUM_OPS,
+			   NULL, root, stream, NULL);
+}
+
+int cs_ipg_reduce(const void *s, void *r, size_t n, cs_dtype_t d, cs_op_t op,
+		  const void *scalar, int root, cs_bcomm_t comm, void *stream)
+{
+	return cs_ipg_call(comm, CS_COLL_REDUCE, s, r, n, d, op, scalar, root,
+			   stream, NULL);
+}
+
+int cs_ipg_gather(const void *s, void *r, size_t n, cs_dtype_t d, int root,
+		  cs_bcomm_t comm, void *stream)
+{
+	return cs_ipg_call(comm, CS_COLL_GATHER, s, r, n, d, CS_NUM_OPS, NULL,
+			   root, stream, NULL);
+}
+
+int cs_ipg_scatter(const void *s, void *r, size_t n, cs_dtype_t d, int root,
+		   cs_bcomm_t comm, void *stream)
+{
+	return cs_ipg_call(comm, CS_COLL_SCATTER, s, r, n, d, CS_NUM_OPS, NULL,
+			   root, stream, NULL);
+}
+
+int cs_ipg_sendrecv(const void *s, void *r, size_t n, cs_dtype_t d,
+		    cs_bcomm_t comm, void *stream)
+{
+	return cs_ipg_call(comm, CS_COLL_SENDRECV, s, r, n, d, CS_NUM_OPS, NULL,
+			   0, stream, NULL);
+}
+
 int cs_ipcall_inplace(const cs_ipcall_t *c, int q)
 {
 	size_t off = (size_t)q * c->count * cs_dtype_size(c->dtype);

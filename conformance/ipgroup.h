@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "collspec/backend.h"
 #include "cs_catalog.h"
 
 /* A team: the ranks of one communicator. */
@@ -97,6 +98,36 @@ int cs_ipg_end(cs_ipg_t *g);
 int cs_ipg_call(cs_ipcomm_t *c, cs_coll_t coll, const void *send, void *recv,
 		size_t count, cs_dtype_t d, cs_op_t op, const void *scalar,
 		int root, void *stream, const size_t *const a2av[4]);
+
+/*
+ * The backend ABI's collectives over a recorder: each records the call of
+ * its communicator's rank (a cs_ipcomm_t *) with cs_ipg_call, passing the
+ * stream on. A backend puts them in its struct as they are; its
+ * error_string reads the recorder's message (cs_ipg_error).
+ */
+int cs_ipg_allreduce(const void *s, void *r, size_t n, cs_dtype_t d,
+		     cs_op_t op, const void *scalar, cs_bcomm_t comm,
+		     void *stream);
+int cs_ipg_allgather(const void *s, void *r, size_t n, cs_dtype_t d,
+		     cs_bcomm_t comm, void *stream);
+int cs_ipg_reducescatter(const void *s, void *r, size_t n, cs_dtype_t d,
+			 cs_op_t op, const void *scalar, cs_bcomm_t comm,
+			 void *stream);
+int cs_ipg_alltoall(const void *s, void *r, size_t n, cs_dtype_t d,
+		    cs_bcomm_t comm, void *stream);
+int cs_ipg_alltoallv(const void *s, const size_t *sc, const size_t *sd,
+		     void *r, const size_t *rc, const size_t *rd, cs_dtype_t d,
+		     cs_bcomm_t comm, void *stream);
+int cs_ipg_broadcast(const void *s, void *r, size_t n, cs_dtype_t d, int root,
+		     cs_bcomm_t comm, void *stream);
+int cs_ipg_reduce(const void *s, void *r, size_t n, cs_dtype_t d, cs_op_t op,
+		  const void *scalar, int root, cs_bcomm_t comm, void *stream);
+int cs_ipg_gather(const void *s, void *r, size_t n, cs_dtype_t d, int root,
+		  cs_bcomm_t comm, void *stream);
+int cs_ipg_scatter(const void *s, void *r, size_t n, cs_dtype_t d, int root,
+		   cs_bcomm_t comm, void *stream);
+int cs_ipg_sendrecv(const void *s, void *r, size_t n, cs_dtype_t d,
+		    cs_bcomm_t comm, void *stream);
 
 /* 1 when the call's rank (by team rank q) uses NCCL's in-place rule. */
 int cs_ipcall_inplace(const cs_ipcall_t *c, int q);
