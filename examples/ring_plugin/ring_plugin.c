@@ -287,10 +287,16 @@ static int ring_exchange(const struct ring_comm *c, const void *sbuf,
 	int next = ring_mod(c->rank + 1, c->size);
 	int prev = ring_mod(c->rank - 1, c->size);
 	MPI_Request *req = malloc((ns + nr + 1) * sizeof *req);
+	/* real statuses, not MPI_STATUSES_IGNORE: MPICH defines that as
+	 * (MPI_Status *)1, which GCC 12 reports as a stringop-overflow */
+	MPI_Status *stat = malloc((ns + nr + 1) * sizeof *stat);
 	int rc = 0;
 
-	if (!req)
+	if (!req || !stat) {
+		free(req);
+		free(stat);
 		return ring_fail(MPI_ERR_NO_MEM, "ring: out of memory");
+	}
 	for (k = 0; k < nr && !rc; k++) {
 		len = rbytes - k * RING_SLICE < RING_SLICE ? rbytes - k * RING_SLICE
 							   : RING_SLICE;
@@ -306,9 +312,10 @@ static int ring_exchange(const struct ring_comm *c, const void *sbuf,
 					c->comm, &req[nr + k]), "MPI_Isend");
 	}
 	if (!rc)
-		rc = ring_mpi(MPI_Waitall((int)(nr + ns), req, MPI_STATUSES_IGNORE),
+		rc = ring_mpi(MPI_Waitall((int)(nr + ns), req, stat),
 			      "MPI_Waitall");
 	free(req);
+	free(stat);
 	return rc;
 }
 
