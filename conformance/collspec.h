@@ -303,6 +303,9 @@ typedef struct cs_report_opts {
 	const char *junit;     /* JUnit XML path or NULL */
 	const char *backend;   /* for the header */
 	const char *suite;
+	const char *expect;    /* expectations file (--expect) or NULL: the
+				  report loads it and applies it to every
+				  result it is given (expect.h) */
 	int quiet, verbose, fail_on_warn;
 	int progress;          /* 1: draw a progress line (stdout is a tty) */
 	FILE *out;             /* the human report (stdout) */
@@ -312,17 +315,22 @@ typedef struct cs_report cs_report_t;
 
 /* Open the report files (truncating them). Fails with CS_ERR_IO naming an
  * unwritable path (or a JUnit path that cannot be rewritten in place: a
- * pipe) before anything is written. */
+ * pipe) before anything is written; with o->expect, first reads that
+ * file, and fails as cs_expect_load does (naming file, line and problem)
+ * before any report file is touched. */
 cs_status_t cs_report_open(const cs_report_opts_t *o, cs_report_t **out);
 void cs_report_set_total(cs_report_t *r, size_t total);
 /* A case is about to run (progress line). */
 void cs_report_start(cs_report_t *r, const cs_hcase_t *hc);
-/* One final result: table row, JSON line, JUnit testcase, tallies. */
+/* One final result: table row, JSON line, JUnit testcase, tallies; with
+ * expectations, after cs_expect_apply (XFAIL, XPASS). */
 void cs_report_add(cs_report_t *r, const cs_result_t *res);
-/* Print summary, profile and totals, close the files and free r. Returns
- * the exit code: 0, or 1 on failures (warnings with fail_on_warn), or when
- * every case was skipped; 2 when a write to a report failed (each file's
- * first failure is said on stderr as it happens, naming the file). */
+/* Print summary, profile, expectations, failure signatures and totals,
+ * close the files and free r. Returns the exit code: 0, or 1 on failures
+ * or XPASS (warnings with fail_on_warn), or when every case was skipped
+ * (XFAIL is not a failure); 2 when a write to a report failed (each
+ * file's first failure is said on stderr as it happens, naming the
+ * file). */
 int cs_report_close(cs_report_t *r);
 /* The run stopped with an environment error: close the files with an error
  * entry so that no partial report claims success, free r. */
@@ -343,6 +351,7 @@ typedef struct cs_run_opts {
 	cs_filter_t f;
 	double timeout;
 	const char *json, *junit, *results, *mpiexec;
+	const char *expect; /* --expect FILE: known failures (expect.h) */
 	size_t first; /* --first K: cases with index < K are not run */
 	int sizes[CS_MAX_SIZES], nsizes;
 	int fail_on_warn, quiet, verbose;

@@ -61,13 +61,20 @@ typedef struct cs_hcase {
   size_t index;                   /* position in the suite, 0-based */
 } cs_hcase_t;
 
-/* Verdicts, worst last (a case's verdict is the worst of its checks). */
+/* Verdicts, worst last up to FAIL (a case's verdict is the worst of its
+ * checks). XFAIL and XPASS come after: no check sets them; an
+ * expectations file (--expect, expect.h) turns a final FAIL or pass into
+ * them. */
 typedef enum cs_verdict {
   CS_V_PASS = 0,
   CS_V_INFO,  /* an implementation-defined behaviour observed */
   CS_V_SKIP,  /* the backend does not support the case (always a reason) */
   CS_V_WARN,  /* a recommended property broken (e.g. determinism) */
-  CS_V_FAIL   /* a required property broken, or a crash or hang */
+  CS_V_FAIL,  /* a required property broken, or a crash or hang */
+  CS_V_XFAIL, /* a FAIL the expectations list: not a failure of the run */
+  CS_V_XPASS, /* a case the expectations list as failing that passed: a
+                 failure of the run */
+  CS_NUM_VERDICTS
 } cs_verdict_t;
 
 /*
@@ -76,12 +83,16 @@ typedef enum cs_verdict {
  * bytes ("plugin:" and a path of up to PATH_MAX - 1 bytes), --backend-opt
  * at most CS_BACKEND_OPT_MAX, neither a control byte; a backend's name at
  * most CS_BACKEND_NAME_MAX. A re-run line quotes each byte of both in at
- * most 4 bytes (cs_repro_format), so CS_REPRO_MAX holds any of them.
+ * most 4 bytes (cs_repro_format), so CS_REPRO_MAX holds any of them,
+ * and the --expect path an XFAIL or XPASS adds.
  */
 #define CS_BACKEND_MAX 4102
 #define CS_BACKEND_OPT_MAX 4096
 #define CS_BACKEND_NAME_MAX 63
-#define CS_REPRO_MAX (4 * (CS_BACKEND_MAX + CS_BACKEND_OPT_MAX) + 1024)
+#define CS_EXPECT_ARG_MAX (4 * 1024 + 16) /* " --expect PATH", quoted
+                                            (CS_EXPECT_PATH_MAX, expect.h) */
+#define CS_REPRO_MAX                                                           \
+  (4 * (CS_BACKEND_MAX + CS_BACKEND_OPT_MAX) + 1024 + CS_EXPECT_ARG_MAX)
 
 /* One case's outcome. Strings are NUL-terminated; the harness writes into
  * them only what fits (the limits above; messages it composes itself are

@@ -18,7 +18,8 @@ static const struct hname commvars[] = {CS_COMMVAR_LIST(CS_HNAME_)};
 static const struct hname a2avs[] = {CS_A2AV_LIST(CS_HNAME_)};
 #undef CS_HNAME_
 
-static const char *const verdicts[] = {"PASS", "INFO", "SKIP", "WARN", "FAIL"};
+static const char *const verdicts[CS_NUM_VERDICTS] = {
+	"PASS", "INFO", "SKIP", "WARN", "FAIL", "XFAIL", "XPASS"};
 
 void cs_filter_init(cs_filter_t *f)
 {
@@ -50,7 +51,7 @@ const char *cs_a2av_desc(cs_a2av_pattern_t p)
 
 const char *cs_verdict_name(cs_verdict_t v)
 {
-	return (unsigned)v <= CS_V_FAIL ? verdicts[v] : "?";
+	return (unsigned)v < CS_NUM_VERDICTS ? verdicts[v] : "?";
 }
 
 /* Index of name in table[0..n), or an error listing the valid names. */
@@ -101,14 +102,14 @@ cs_status_t cs_verdict_parse(const char *s, cs_verdict_t *out)
 {
 	int i;
 
-	for (i = 0; s && i <= CS_V_FAIL; i++) {
+	for (i = 0; s && i < CS_NUM_VERDICTS; i++) {
 		if (strcmp(verdicts[i], s) == 0) {
 			*out = (cs_verdict_t)i;
 			return CS_OK;
 		}
 	}
 	return cs_error(CS_ERR_INVALID, "unknown verdict '%s'; valid verdicts: "
-			"PASS INFO SKIP WARN FAIL", s ? s : "(null)");
+			"PASS INFO SKIP WARN FAIL XFAIL XPASS", s ? s : "(null)");
 }
 
 /* ---- JSON ---------------------------------------------------------------- */

@@ -1,7 +1,11 @@
 /*
  * report.c - what a run tells its reader: a human table (nccl-tests'
  * columns where they fit), a summary per collective, the implementation
- * profile, JSON Lines and JUnit XML.
+ * profile, the failure signatures (failsig.c), JSON Lines and JUnit XML.
+ * With an expectations file (--expect), every result passes through it
+ * first (expect_apply.c): every process model's final results come here,
+ * the driver's crash and hang results included, so this is the one place
+ * that turns a known failure into XFAIL and a listed pass into XPASS.
  *
  * Report files are valid after every case: each JSON line and each JUnit
  * testcase is written whole with SIGINT, SIGTERM and SIGHUP blocked, and the
@@ -21,6 +25,8 @@
 #include <string.h>
 #include <time.h>
 #include "collspec.h"
+#include "expect.h"
+#include "failsig.h"
 
 #define MAX_LISTED_FAILS 64
 #define MAX_PROFILE 16
@@ -39,7 +45,11 @@ struct cs_report {
 	size_t header_width;   /* bytes of the <testsuite> start tag */
 	int json_bad, junit_bad, out_bad; /* a write to that file failed */
 	long junit_header, junit_body_end;
-	size_t total, done, n[CS_NUM_COLLS][CS_V_FAIL + 1], all[CS_V_FAIL + 1];
+	size_t total, done, n[CS_NUM_COLLS][CS_NUM_VERDICTS],
+		all[CS_NUM_VERDICTS];
+	cs_expect_t *expect;   /* --expect, or NULL */
+	cs_result_t *scratch;  /* a result with the expectations applied */
+	cs_failsigs_t sigs;
 	struct timespec t0;
 	int progress_shown, header_shown, errors, run_fails;
 	struct profile_item profile[MAX_PROFILE];
@@ -190,8 +200,9 @@ static void junit_header(cs_report_t *r)
 		       "tests=\"%zu\" failures=\"%zu\" errors=\"%d\" "
 		       "skipped=\"%zu\" time=\"%.3f\"", r->suite_name,
 		       r->done + (size_t)r->errors + (size_t)r->run_fails,
-		       r->all[CS_V_FAIL] + (size_t)r->run_fails, r->errors,
-		       r->all[CS_V_SKIP], wall_seconds(r));
+		       r->all[CS_V_FAIL] + r->all[CS_V_XPASS] +
+			       (size_t)r->run_fails, r->errors,
+		       r->all[CS_V_SKIP] + r->all[CS_V_XFAIL], wall_seconds(r));
 	if (len < 0 || (size_t)len > w - 2)
 		len = 0; /* (impossible by the width) */
 	memset(tag + len, ' ', w - 1 - (size_t)len);
@@ -233,6 +244,36 @@ static void junit_open_body(cs_report_t *r)
 	junit_seal(r);
 }
 
+/*
+ * A FAIL as <failure type="CHECK">, an XPASS as <failure type="xpass">, a
+ * SKIP as <skipped type="skip">, an XFAIL as <skipped type="xfail"> whose
+ * message is "known failure (CHECK): REASON"; the text is the detail, and
+ * for all but SKIP the re-run line.
+ */
+static void junit_outcome(cs_report_t *r, const cs_result_t *res)
+{
+	int v = res->verdict;
+	int fail = v == CS_V_FAIL || v == CS_V_XPASS;
+
+	fputs(fail ? "    <failure type=\"" : "    <skipped type=\"", r->junit);
+	xml_put(r->junit, v == CS_V_XPASS ? "xpass" : v == CS_V_XFAIL ? "xfail"
+			  : res->check, 1);
+	fputs("\" message=\"", r->junit);
+	if (v == CS_V_XFAIL) {
+		fputs("known failure (", r->junit);
+		xml_put(r->junit, res->check, 1);
+		fputs("): ", r->junit);
+	}
+	xml_put(r->junit, res->reason, 1);
+	fputs("\">", r->junit);
+	xml_put(r->junit, res->detail, 0);
+	if (v != CS_V_SKIP) {
+		fputs("\nre-run: ", r->junit);
+		xml_put(r->junit, res->repro, 0);
+	}
+	fputs(fail ? "</failure>\n" : "</skipped>\n", r->junit);
+}
+
 static void junit_case(cs_report_t *r, const cs_result_t *res)
 {
 	char name[256];
@@ -246,20 +287,9 @@ static void junit_case(cs_report_t *r, const cs_result_t *res)
 	fprintf(r->junit, " inplace=%d comm=%s misalign=%d\" time=\"%.6f\">\n",
 		res->hc.inplace, cs_commvar_name(res->hc.comm), res->hc.misalign,
 		res->seconds);
-	if (res->verdict == CS_V_FAIL || res->verdict == CS_V_SKIP) {
-		int fail = res->verdict == CS_V_FAIL;
-		fputs(fail ? "    <failure type=\"" : "    <skipped type=\"",
-		      r->junit);
-		xml_put(r->junit, res->check, 1);
-		fputs("\" message=\"", r->junit);
-		xml_put(r->junit, res->reason, 1);
-		fputs("\">", r->junit);
-		xml_put(r->junit, res->detail, 0);
-		if (fail) {
-			fputs("\nre-run: ", r->junit);
-			xml_put(r->junit, res->repro, 0);
-		}
-		fputs(fail ? "</failure>\n" : "</skipped>\n", r->junit);
+	if (res->verdict == CS_V_FAIL || res->verdict == CS_V_SKIP ||
+	    res->verdict == CS_V_XFAIL || res->verdict == CS_V_XPASS) {
+		junit_outcome(r, res);
 	} else if (res->verdict != CS_V_PASS || res->info[0]) {
 		fprintf(r->junit, "    <system-out>%s ",
 			cs_verdict_name(res->verdict));
@@ -316,6 +346,13 @@ cs_status_t cs_report_open(const cs_report_opts_t *o, cs_report_t **out)
 		return cs_error(CS_ERR_NOMEM, "report: out of memory");
 	}
 	r->header_width = JUNIT_HEADER_WIDTH + strlen(r->suite_name);
+	if (o->expect && ((st = cs_expect_load(o->expect, &r->expect)) != CS_OK ||
+			  !(r->scratch = malloc(sizeof *r->scratch)))) {
+		if (st == CS_OK)
+			st = cs_error(CS_ERR_NOMEM, "report: out of memory");
+		free_report(r);
+		return st;
+	}
 	if ((st = open_file(o->json, "JSON", &r->json)) != CS_OK ||
 	    (st = open_file(o->junit, "JUnit", &r->junit)) != CS_OK ||
 	    (st = check_seekable(r->junit, o->junit)) != CS_OK) {
@@ -370,6 +407,11 @@ static size_t case_bytes(const cs_case_t *c)
 	case CS_COLL_GATHER:
 	case CS_COLL_SCATTER:
 		return b * (size_t)c->nranks;
+	case CS_COLL_ALLREDUCE:
+	case CS_COLL_BROADCAST:
+	case CS_COLL_REDUCE:
+	case CS_COLL_SENDRECV:
+	case CS_NUM_COLLS: /* not a collective */
 	default:
 		return b;
 	}
@@ -508,20 +550,33 @@ static void json_line(cs_report_t *r, const cs_result_t *res)
 	json_check(r);
 }
 
-void cs_report_add(cs_report_t *r, const cs_result_t *res)
+/* res, or with expectations r's copy of it with them applied. */
+static const cs_result_t *expected(cs_report_t *r, const cs_result_t *res)
 {
+	if (!r->expect)
+		return res;
+	*r->scratch = *res;
+	cs_expect_apply(r->expect, r->scratch);
+	return r->scratch;
+}
+
+void cs_report_add(cs_report_t *r, const cs_result_t *given)
+{
+	const cs_result_t *res = expected(r, given);
 	int v = res->verdict;
-	int show = !r->o.quiet || v == CS_V_FAIL || v == CS_V_WARN;
+	int failed = v == CS_V_FAIL || v == CS_V_XPASS;
+	int show = !r->o.quiet || failed || v == CS_V_WARN;
 	sigset_t old;
 
-	if ((unsigned)v > CS_V_FAIL)
+	if ((unsigned)v >= CS_NUM_VERDICTS)
 		v = CS_V_FAIL;
 	block_signals(&old);
 	r->done++;
 	r->n[res->hc.c.coll < CS_NUM_COLLS ? res->hc.c.coll : 0][v]++;
 	r->all[v]++;
 	profile_add(r, res);
-	if (v == CS_V_FAIL)
+	cs_failsigs_add(&r->sigs, res);
+	if (failed)
 		remember_fail(r, res);
 	if (r->json)
 		json_line(r, res);
@@ -530,7 +585,8 @@ void cs_report_add(cs_report_t *r, const cs_result_t *res)
 	clear_progress(r);
 	if (show)
 		table_row(r, res);
-	if (v == CS_V_FAIL || (v == CS_V_WARN && r->o.verbose) ||
+	if (failed || (v == CS_V_XFAIL && show) ||
+	    (v == CS_V_WARN && r->o.verbose) ||
 	    (r->o.verbose > 1 && res->detail[0]))
 		row_detail(r, res);
 	fflush(r->out);
@@ -539,21 +595,61 @@ void cs_report_add(cs_report_t *r, const cs_result_t *res)
 
 /* ---- closing ------------------------------------------------------------- */
 
+/* With expectations, two more columns: xfail and xpass. */
 static void print_summary(cs_report_t *r)
 {
-	int c;
+	int c, v;
 
 	fprintf(r->out, "\nsummary by collective:\n  %-14s %6s %6s %6s %6s %6s "
-		"%6s\n", "collective", "cases", "pass", "info", "warn", "skip",
-		"fail");
+		"%6s%s\n", "collective", "cases", "pass", "info", "warn", "skip",
+		"fail", r->expect ? "  xfail  xpass" : "");
 	for (c = 0; c < CS_NUM_COLLS; c++) {
-		size_t *n = r->n[c];
-		size_t tot = n[0] + n[1] + n[2] + n[3] + n[4];
+		size_t *n = r->n[c], tot = 0;
+		for (v = 0; v < CS_NUM_VERDICTS; v++)
+			tot += n[v];
 		if (!tot)
 			continue;
-		fprintf(r->out, "  %-14s %6zu %6zu %6zu %6zu %6zu %6zu\n",
+		fprintf(r->out, "  %-14s %6zu %6zu %6zu %6zu %6zu %6zu",
 			cs_coll_name((cs_coll_t)c), tot, n[CS_V_PASS],
 			n[CS_V_INFO], n[CS_V_WARN], n[CS_V_SKIP], n[CS_V_FAIL]);
+		if (r->expect)
+			fprintf(r->out, " %6zu %6zu", n[CS_V_XFAIL],
+				n[CS_V_XPASS]);
+		fputc('\n', r->out);
+	}
+}
+
+/* The expectations file's entries by finding, in the file's order: how
+ * many entries, what they turned into XFAIL and XPASS, how many matched
+ * no case of this run. */
+static void print_expectations(cs_report_t *r)
+{
+	const cs_expect_t *x = r->expect;
+	size_t i, k, entries, xfail, xpass, unmatched;
+
+	if (!x)
+		return;
+	fputs("\nexpectations (", r->out);
+	text_put(r->out, x->path, strlen(x->path));
+	fprintf(r->out, ", %zu entries):\n  %-44s %7s %6s %6s %9s\n", x->n,
+		"finding", "entries", "xfail", "xpass", "unmatched");
+	for (i = 0; i < x->n; i++) {
+		for (k = 0; k < i; k++)
+			if (!strcmp(x->e[k].finding, x->e[i].finding))
+				break;
+		if (k < i) /* (counted with its first entry) */
+			continue;
+		entries = xfail = xpass = unmatched = 0;
+		for (k = i; k < x->n; k++) {
+			if (strcmp(x->e[k].finding, x->e[i].finding))
+				continue;
+			entries++;
+			xfail += x->e[k].xfail;
+			xpass += x->e[k].xpass;
+			unmatched += !x->e[k].xfail && !x->e[k].xpass;
+		}
+		fprintf(r->out, "  %-44s %7zu %6zu %6zu %9zu\n",
+			x->e[i].finding, entries, xfail, xpass, unmatched);
 	}
 }
 
@@ -578,18 +674,20 @@ static void print_profile(cs_report_t *r)
 	}
 }
 
+/* FAIL and XPASS cases. */
 static void print_fails(cs_report_t *r)
 {
+	size_t nf = r->all[CS_V_FAIL] + r->all[CS_V_XPASS];
 	int i;
 
-	if (!r->all[CS_V_FAIL])
+	if (!nf)
 		return;
-	fprintf(r->out, "\nfailed cases (%zu):\n", r->all[CS_V_FAIL]);
+	fprintf(r->out, "\nfailed cases (%zu):\n", nf);
 	for (i = 0; i < r->nfails; i++)
 		fprintf(r->out, "  %s\n", r->fails[i]);
-	if (r->all[CS_V_FAIL] > (size_t)r->nfails)
+	if (nf > (size_t)r->nfails)
 		fprintf(r->out, "  ... and %zu more (see the table above)\n",
-			r->all[CS_V_FAIL] - (size_t)r->nfails);
+			nf - (size_t)r->nfails);
 }
 
 /* Close the files and free r; 1 when a write to a report failed (then or
@@ -608,6 +706,8 @@ static int free_report(cs_report_t *r)
 		io_failed(&r->out_bad, "report to standard output", NULL,
 			  errno);
 	bad = r->json_bad || r->junit_bad || r->out_bad;
+	cs_expect_free(r->expect);
+	free(r->scratch);
 	free(r->suite_name);
 	free(r);
 	return bad;
@@ -624,21 +724,36 @@ static int close_code(cs_report_t *r, int code)
 	return 2;
 }
 
+/* The verdict line; with expectations, failed counts XPASS too. */
+static void print_totals(cs_report_t *r, size_t passed, size_t failed)
+{
+	size_t *a = r->all;
+
+	fprintf(r->out, "\ncollspec: %zu cases: %zu passed, %zu failed",
+		r->done, passed, failed);
+	if (r->expect)
+		fprintf(r->out, " (%zu xpass)", a[CS_V_XPASS]);
+	fprintf(r->out, ", %zu skipped, %zu warned (%zu with info)",
+		a[CS_V_SKIP], a[CS_V_WARN], a[CS_V_INFO]);
+	if (r->expect)
+		fprintf(r->out, ", %zu xfail", a[CS_V_XFAIL]);
+	fprintf(r->out, " in %.1f s\n", wall_seconds(r));
+}
+
 int cs_report_close(cs_report_t *r)
 {
 	size_t *a = r->all, passed = a[CS_V_PASS] + a[CS_V_INFO];
-	double wall = wall_seconds(r);
+	size_t failed = a[CS_V_FAIL] + a[CS_V_XPASS];
 	int code;
 
 	clear_progress(r);
 	print_summary(r);
 	print_profile(r);
+	print_expectations(r);
+	cs_failsigs_print(&r->sigs, r->expect != NULL, r->out);
 	print_fails(r);
-	fprintf(r->out, "\ncollspec: %zu cases: %zu passed, %zu failed, %zu "
-		"skipped, %zu warned (%zu with info) in %.1f s\n", r->done,
-		passed, a[CS_V_FAIL], a[CS_V_SKIP], a[CS_V_WARN], a[CS_V_INFO],
-		wall);
-	code = a[CS_V_FAIL] || (r->o.fail_on_warn && a[CS_V_WARN]) ||
+	print_totals(r, passed, failed);
+	code = failed || (r->o.fail_on_warn && a[CS_V_WARN]) ||
 	       r->done == a[CS_V_SKIP];
 	if (r->done == 0)
 		fprintf(r->out, "collspec: no case ran: not a pass\n");
@@ -647,7 +762,10 @@ int cs_report_close(cs_report_t *r)
 	else if (r->o.fail_on_warn && a[CS_V_WARN])
 		fprintf(r->out, "collspec: warnings fail this run "
 			"(--fail-on-warn)\n");
-	fprintf(r->out, "%zu passed, %zu failed\n", passed, a[CS_V_FAIL]);
+	fprintf(r->out, "%zu passed, %zu failed", passed, failed);
+	if (r->expect)
+		fprintf(r->out, ", %zu xfail", a[CS_V_XFAIL]);
+	fputc('\n', r->out);
 	return close_code(r, code);
 }
 

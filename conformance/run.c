@@ -54,6 +54,8 @@ static const char run_usage[] =
 "  --quiet, -q          table rows only for warnings and failures\n"
 "  -v, --verbose        more detail (-vv, or repeated, for more)\n"
 "  --fail-on-warn       warnings make the exit code 1\n"
+"  --expect FILE        known failures (docs/expectations/README.md): a\n"
+"                       listed failure is XFAIL, a listed pass XPASS (fails)\n"
 "driver:\n"
 "  --timeout S          seconds a case may run before it is a hang\n"
 "                       (default %g, at most %g)\n"
@@ -313,7 +315,7 @@ enum opt_id {
 	O_BACKEND, O_BACKEND_OPT, O_SUITE, O_COLL, O_DTYPE, O_OP, O_MODE,
 	O_COUNT, O_INPLACE, O_COMM, O_ROOT, O_MISALIGN, O_A2AV, O_SEED,
 	O_TIMEOUT, O_JSON, O_JUNIT, O_RANKS, O_RESULTS, O_FIRST, O_MPIEXEC,
-	O_FAIL_ON_WARN, O_QUIET, O_VERBOSE, O_REPEAT, O_HELP
+	O_FAIL_ON_WARN, O_QUIET, O_VERBOSE, O_REPEAT, O_EXPECT, O_HELP
 };
 
 struct opt {
@@ -338,6 +340,7 @@ static const struct opt opt_table[] = {
 	{"--quiet", 0, O_QUIET, 0}, {"-q", 0, O_QUIET, 0},
 	{"--verbose", 0, O_VERBOSE, 1},
 	{"--repeat", 1, O_REPEAT, 1},
+	{"--expect", 1, O_EXPECT, 0}, /* applied by the report */
 	{"--help", 0, O_HELP, 0}, {"-h", 0, O_HELP, 0},
 };
 
@@ -399,6 +402,7 @@ static cs_status_t apply_opt(cs_run_opts_t *o, enum opt_id id, const char *v)
 		o->first = (size_t)x;
 		break;
 	case O_MPIEXEC: o->mpiexec = v; break;
+	case O_EXPECT: o->expect = v; break;
 	case O_FAIL_ON_WARN: o->fail_on_warn = 1; break;
 	case O_QUIET: o->quiet = 1; break;
 	case O_VERBOSE: o->verbose++; break;
@@ -620,6 +624,7 @@ void cs_run_report_opts(const cs_run_opts_t *o, cs_report_opts_t *ro)
 	ro->quiet = o->quiet;
 	ro->verbose = o->verbose;
 	ro->fail_on_warn = o->fail_on_warn;
+	ro->expect = o->expect;
 	/* under a launcher stdout may be a forwarded pseudo-terminal */
 	ro->out = o->out ? o->out : stdout;
 	ro->progress = !o->quiet && isatty(fileno(ro->out)) && !inside_launch();

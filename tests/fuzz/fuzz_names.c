@@ -57,7 +57,7 @@ static const struct kind kinds[] = {
 	 MASK(comms)},
 	{"alltoallv pattern", "--a2av-pattern", CS_NUM_A2AV, a2av_name,
 	 a2av_parse, MASK(a2av)},
-	{"verdict", NULL, CS_V_FAIL + 1, verdict_name, verdict_parse, 0},
+	{"verdict", NULL, CS_NUM_VERDICTS, verdict_name, verdict_parse, 0},
 };
 #undef MASK
 #define NKINDS (sizeof kinds / sizeof kinds[0])
