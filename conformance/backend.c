@@ -206,6 +206,8 @@ static cs_status_t load_plugin(const char *path, const cs_backend_t **out)
 	} else {
 		memcpy(&entry, &sym, sizeof entry);
 		b = entry(CS_BACKEND_ABI_VERSION);
+		if (!b)
+			b = entry(1); /* only to name the version it was built for */
 		load_stage(STAGE_ENTERED);
 		*out = b;
 		/* the handle stays open: the backend's code lives in it */
@@ -505,19 +507,21 @@ cs_status_t cs_backend_probe(const char *spec, double timeout,
 
 int cs_backend_finds_devices(const cs_backend_t *b)
 {
-	return b && (b == cs_backend_nccl() || b == cs_backend_nccl_local());
+	return b && (b->flags & CS_BACKEND_F_OWN_DEVICES) != 0;
 }
 
 const char *cs_backend_init_skip(const cs_backend_t *b, int rc)
 {
-	if (!cs_backend_finds_devices(b))
+	const char *why;
+
+	if (!b)
 		return NULL;
-	if (rc == CS_NCCL_ERR_NODEV)
+	if (rc == CS_BACKEND_ERR_NODEV)
 		return CS_NODEV_SKIP;
-	if (rc == CS_NCCL_ERR_FEWDEV)
-		return "fewer CUDA devices than ranks: NCCL needs one GPU per "
-		       "rank";
-	return NULL;
+	if (rc != CS_BACKEND_ERR_FEWDEV)
+		return NULL;
+	why = b->error_string(NULL, rc);
+	return why && why[0] ? why : "fewer CUDA devices than this world needs";
 }
 
 void cs_backend_print_list(FILE *out)

@@ -586,8 +586,8 @@ static int nb_init_all(int nranks, const char *options, cs_bcomm_t *comms)
 		return rc;
 	if (nranks > ndev)
 		return nb_fail(CS_NCCL_ERR_FEWDEV, "%d ranks need %d CUDA "
-			       "devices, but this process sees %d", nranks,
-			       nranks, ndev);
+			       "devices (NCCL needs one GPU per rank), but "
+			       "this process sees %d", nranks, nranks, ndev);
 	nc = calloc((size_t)nranks, sizeof *nc);
 	devs = malloc((size_t)nranks * sizeof *devs);
 	if (!nc || !devs) {
@@ -1076,6 +1076,7 @@ static int nb_group_end(void)
 #define NB_SHARED_MEMBERS                                                      \
 	.abi_version = CS_BACKEND_ABI_VERSION,                                 \
 	.struct_size = sizeof(cs_backend_t),                                   \
+	.flags = CS_BACKEND_F_OWN_DEVICES,                                     \
 	.mem_kind = CS_MEM_CUDA,                                               \
 	.comm_split = nb_comm_split,                                           \
 	.comm_free = nb_comm_free,                                             \

@@ -21,15 +21,17 @@
 
 /*
  * Status codes of the nccl backends that a harness may want to act on
- * (every other non-zero code is explained by error_string):
+ * (every other non-zero code is explained by error_string); they are the
+ * backend ABI's device statuses (collspec/backend.h), so the harness reads
+ * them as it reads any plugin's:
  *   CS_NCCL_ERR_NODEV   this process sees no CUDA device (or no usable
  *                       driver), on this rank or on another one: the run
  *                       should be reported as SKIP "no CUDA device";
  *   CS_NCCL_ERR_FEWDEV  nccl-local was asked for more ranks than this
  *                       process has GPUs (the message names both numbers).
  */
-#define CS_NCCL_ERR_NODEV 1
-#define CS_NCCL_ERR_FEWDEV 2
+#define CS_NCCL_ERR_NODEV CS_BACKEND_ERR_NODEV
+#define CS_NCCL_ERR_FEWDEV CS_BACKEND_ERR_FEWDEV
 
 /* What cs_backend_nccl_op() answers for premulsum: no fixed ncclRedOp_t,
  * one is made per call by ncclRedOpCreatePreMulSum with the rank's scalar. */

@@ -78,16 +78,17 @@ cs_status_t cs_backend_probe(const char *spec, double timeout,
 			     cs_backend_info_t *info);
 
 /*
- * 1 for the built-in backends that look for CUDA devices themselves, in
- * init or init_all, agreeing across ranks (nccl, nccl-local); for every
- * other device-memory backend the harness counts the devices first and
- * calls no init without one.
+ * 1 for a backend that declares CS_BACKEND_F_OWN_DEVICES (built in or
+ * plugin alike; the nccl ones do): it looks for CUDA devices itself, in
+ * init or init_all, and says what it lacks by the ABI's device statuses;
+ * for every other device-memory backend the harness counts the devices
+ * first and calls no init without one.
  */
 int cs_backend_finds_devices(const cs_backend_t *b);
 
-/* When status rc of b's init or init_all means that the machine lacks
- * devices for the run (none, on this rank or another; fewer than ranks):
- * the SKIP reason of every case (a static string); else NULL (an error). */
+/* When status rc of b's init or init_all is one of the ABI's device
+ * statuses (CS_BACKEND_ERR_NODEV, CS_BACKEND_ERR_FEWDEV): the SKIP reason
+ * of every case (valid until b's next call); else NULL (an error). */
 const char *cs_backend_init_skip(const cs_backend_t *b, int rc);
 
 /* The names `--backend` accepts, for --help and `list`. */

@@ -46,8 +46,41 @@
 extern "C" {
 #endif
 
-/* Bumped on any change of the structs below. */
-#define CS_BACKEND_ABI_VERSION 1u
+/*
+ * Bumped on any change of the structs below or of the statuses the harness
+ * reads. Version 2 added cs_backend_t's `flags` (at the end) and the
+ * statuses CS_BACKEND_ERR_NODEV and CS_BACKEND_ERR_FEWDEV. The harness
+ * calls a plugin's entry point with its own version; when that returns
+ * NULL it asks again with version 1 only to say clearly that the plugin
+ * was built for version 1 and must be rebuilt: a version 1 struct is
+ * refused, never guessed at.
+ */
+#define CS_BACKEND_ABI_VERSION 2u
+
+/*
+ * Statuses that mean something to the harness (ABI version 2). init and
+ * init_all may return them instead of an ordinary failure; every case of
+ * that world is then SKIP, not an error:
+ *   CS_BACKEND_ERR_NODEV   no usable device at all: reason "no CUDA
+ *                          device";
+ *   CS_BACKEND_ERR_FEWDEV  fewer devices than this world needs: the reason
+ *                          is error_string(NULL, CS_BACKEND_ERR_FEWDEV),
+ *                          which should say how many are needed and seen.
+ * Any other non-zero status is a failure. They are negative, so that they
+ * meet no status a backend numbers from 1.
+ */
+#define CS_BACKEND_ERR_NODEV (-20001)
+#define CS_BACKEND_ERR_FEWDEV (-20002)
+
+/*
+ * cs_backend_t.flags (ABI version 2):
+ *   CS_BACKEND_F_OWN_DEVICES  a CS_MEM_CUDA backend that counts and places
+ *       its devices itself: the harness does not skip a world for want of
+ *       devices before calling init / init_all, and relies on the statuses
+ *       above instead (the buffers still go where the CS_MEM_CUDA
+ *       paragraph says).
+ */
+#define CS_BACKEND_F_OWN_DEVICES 0x1u
 
 /* Name of the function a plugin exports. */
 #define CS_BACKEND_SYMBOL "collspec_backend"
@@ -214,6 +247,9 @@ typedef struct cs_backend {
 	 * for failures of init, init_all, group_start and group_end. Never
 	 * returns NULL. */
 	const char *(*error_string)(cs_bcomm_t comm, int err);
+
+	/* CS_BACKEND_F_* bits (ABI version 2); 0 for none. */
+	uint32_t flags;
 } cs_backend_t;
 
 /* The type of the function a plugin exports under CS_BACKEND_SYMBOL. */
