@@ -41,6 +41,27 @@ static int implements(const cs_backend_t *b, cs_coll_t c)
 	return (unsigned)c < CS_NUM_COLLS && fn[c] != NULL;
 }
 
+/* The query's count (backend.h): the call's count; for alltoallv the
+ * largest count of one pair in the case's matrix at nranks (the case's
+ * count is only the matrix's scale). SIZE_MAX when the matrix cannot be
+ * made (out of memory): a backend's limit is then refused, not passed. */
+static size_t query_count(const cs_hcase_t *hc, int nranks)
+{
+	size_t P = (size_t)nranks, i, most = 0, *m;
+
+	if (hc->c.coll != CS_COLL_ALLTOALLV)
+		return hc->c.count;
+	if (P == 0 || P > ((size_t)-1 / sizeof *m) / P ||
+	    !(m = malloc(P * P * sizeof *m)))
+		return (size_t)-1;
+	cs_a2av_matrix(hc->a2av_pattern, nranks, hc->c.count, hc->c.seed, m);
+	for (i = 0; i < P * P; i++)
+		if (m[i] > most)
+			most = m[i];
+	free(m);
+	return most;
+}
+
 int cs_backend_takes(const cs_backend_t *b, cs_bcomm_t comm,
 		     const cs_hcase_t *hc, int nranks, char *reason, size_t n)
 {
@@ -58,7 +79,7 @@ int cs_backend_takes(const cs_backend_t *b, cs_bcomm_t comm,
 	q.coll = hc->c.coll;
 	q.dtype = hc->c.dtype;
 	q.op = hc->c.op;
-	q.count = hc->c.count;
+	q.count = query_count(hc, nranks);
 	q.nranks = nranks;
 	q.root = cs_coll_rooted(hc->c.coll) ? hc->c.root % nranks : 0;
 	q.inplace = hc->inplace;
