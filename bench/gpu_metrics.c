@@ -28,6 +28,8 @@ double gb_busbw_factor(cs_coll_t coll, int P)
 	case CS_COLL_REDUCE:
 	case CS_COLL_SENDRECV:
 		return 1.0;
+	case CS_COLL_ALLTOALLV:
+	case CS_NUM_COLLS: /* not a collective */
 	default:
 		return -1.0;
 	}
@@ -49,6 +51,8 @@ size_t gb_size_blocks(cs_coll_t coll, int P)
 	case CS_COLL_REDUCE:
 	case CS_COLL_SENDRECV:
 		return 1;
+	case CS_COLL_ALLTOALLV:
+	case CS_NUM_COLLS: /* not a collective */
 	default:
 		return 0;
 	}
@@ -91,6 +95,13 @@ cs_status_t gb_buffer_elems(cs_coll_t coll, int P, size_t n, size_t *send,
 		*send = n * blocks;
 		*recv = n;
 		break;
+	case CS_COLL_ALLREDUCE:
+	case CS_COLL_ALLTOALL:
+	case CS_COLL_ALLTOALLV:
+	case CS_COLL_BROADCAST:
+	case CS_COLL_REDUCE:
+	case CS_COLL_SENDRECV:
+	case CS_NUM_COLLS: /* not a collective */
 	default: /* alltoall: P blocks both; the rest: n both */
 		*send = *recv = n * blocks;
 		break;

@@ -228,6 +228,12 @@ size_t cs_gpu_send_len(const csg_plan_t *p, int q)
 		return q == p->root ? p->n : 0;
 	case CS_COLL_ALLTOALLV:
 		return vmat_extent(p, q, 1);
+	case CS_COLL_ALLREDUCE:
+	case CS_COLL_ALLGATHER:
+	case CS_COLL_REDUCE:
+	case CS_COLL_GATHER:
+	case CS_COLL_SENDRECV:
+	case CS_NUM_COLLS: /* not a collective */
 	default:
 		return p->n;
 	}
@@ -247,6 +253,12 @@ size_t cs_gpu_recv_len(const csg_plan_t *p, int q)
 		return q == p->root ? p->n : 0;
 	case CS_COLL_ALLTOALLV:
 		return vmat_extent(p, q, 0);
+	case CS_COLL_ALLREDUCE:
+	case CS_COLL_REDUCESCATTER:
+	case CS_COLL_BROADCAST:
+	case CS_COLL_SCATTER:
+	case CS_COLL_SENDRECV:
+	case CS_NUM_COLLS: /* not a collective */
 	default:
 		return p->n;
 	}

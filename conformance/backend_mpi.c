@@ -9,12 +9,23 @@
  * user-defined ops, bit-commutative (mpi_userops.h). AVG and PREMULSUM are
  * emulated the way NCCL computes them: PREMULSUM and float AVG
  * pre-multiply a copy of the input (cs_op_prepare) and sum; integer AVG
- * sums and then divides (cs_op_finish). In-place calls use MPI_IN_PLACE. Counts above INT_MAX
- * need MPI-4 large-count calls, which an MPI-3 library lacks: such cases
- * are skipped with that reason. The backend's communicators return MPI
+ * sums and then divides (cs_op_finish). In-place calls use MPI_IN_PLACE.
+ * Counts above INT_MAX need MPI-4 large-count calls, which an MPI-3
+ * library lacks: such cases are skipped with that reason.
+ *
+ * Datatypes: by default each dtype travels as the catalog's mpi column
+ * says (spec/cs_catalog.h: MPI_INT8_T ... MPI_UINT64_T, MPI_FLOAT,
+ * MPI_DOUBLE). `--backend-opt ctypes=N` (N = 1 or 2) uses instead the
+ * C-named predefined type of the same size and kind, so that an MPI's
+ * handling of MPI_INT, MPI_UNSIGNED_LONG, ... is tested too: the N-th of
+ * signed char, short, int, long, long long (unsigned likewise; float,
+ * double) whose size is the dtype's, or the last such where there are
+ * fewer. On LP64, ctypes=1 gives MPI_SIGNED_CHAR, MPI_INT, MPI_LONG (and
+ * the unsigned ones), ctypes=2 MPI_LONG_LONG for the 64-bit dtypes. The backend's communicators return MPI
  * errors (MPI_ERRORS_RETURN); error_string names the failed MPI call and
  * quotes MPI_Error_string.
  */
+#include <float.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +33,7 @@
 #include <mpi.h>
 #include "collspec.h"
 #include "csref/arith.h"
+#include "csref/catalog.h"
 #include "csref/reduce.h"
 #include "mpi_userops.h"
 
@@ -74,26 +86,71 @@ static int mpi_check(int rc, const char *call)
 	return rc;
 }
 
+#define MPIB_NATIVE_(ID, name, bytes, kind, prec, emin, emax, ebits, fn,      \
+		     nccl, mpi)                                                \
+	case CS_DTYPE_##ID:                                                    \
+		return (mpi);
+
+/* The catalog's predefined MPI type of dtype d, or MPI_DATATYPE_NULL. */
 static MPI_Datatype native_type(cs_dtype_t d)
 {
 	switch (d) {
-	case CS_DTYPE_INT8: return MPI_INT8_T;
-	case CS_DTYPE_UINT8: return MPI_UINT8_T;
-	case CS_DTYPE_INT32: return MPI_INT32_T;
-	case CS_DTYPE_UINT32: return MPI_UINT32_T;
-	case CS_DTYPE_INT64: return MPI_INT64_T;
-	case CS_DTYPE_UINT64: return MPI_UINT64_T;
-	case CS_DTYPE_FLOAT32: return MPI_FLOAT;
-	case CS_DTYPE_FLOAT64: return MPI_DOUBLE;
-	default: return MPI_DATATYPE_NULL;
+	CS_DTYPE_LIST(MPIB_NATIVE_)
+	case CS_NUM_DTYPES: /* not a dtype */
+		break;
 	}
+	return MPI_DATATYPE_NULL;
 }
+#undef MPIB_NATIVE_
+
+/* A C-named predefined MPI type and what the C type is. */
+struct mpib_ctype {
+	MPI_Datatype type;
+	size_t size;
+	int kind, prec; /* CS_KIND_*; prec: the float's mantissa digits */
+};
+
+/*
+ * The C-named type the ctypes=n option gives dtype d (see the top of this
+ * file), or MPI_DATATYPE_NULL when no C type has d's size and kind (and,
+ * for floats, precision). In the order the option counts them.
+ */
+static MPI_Datatype c_named_type(cs_dtype_t d, int n)
+{
+	const struct mpib_ctype all[] = {
+		{MPI_SIGNED_CHAR, sizeof(signed char), CS_KIND_SINT, 0},
+		{MPI_SHORT, sizeof(short), CS_KIND_SINT, 0},
+		{MPI_INT, sizeof(int), CS_KIND_SINT, 0},
+		{MPI_LONG, sizeof(long), CS_KIND_SINT, 0},
+		{MPI_LONG_LONG, sizeof(long long), CS_KIND_SINT, 0},
+		{MPI_UNSIGNED_CHAR, sizeof(unsigned char), CS_KIND_UINT, 0},
+		{MPI_UNSIGNED_SHORT, sizeof(unsigned short), CS_KIND_UINT, 0},
+		{MPI_UNSIGNED, sizeof(unsigned), CS_KIND_UINT, 0},
+		{MPI_UNSIGNED_LONG, sizeof(unsigned long), CS_KIND_UINT, 0},
+		{MPI_UNSIGNED_LONG_LONG, sizeof(unsigned long long),
+		 CS_KIND_UINT, 0},
+		{MPI_FLOAT, sizeof(float), CS_KIND_FLOAT, FLT_MANT_DIG},
+		{MPI_DOUBLE, sizeof(double), CS_KIND_FLOAT, DBL_MANT_DIG},
+	};
+	MPI_Datatype t = MPI_DATATYPE_NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof all / sizeof all[0] && n > 0; i++)
+		if (all[i].size == cs_dtype_size(d) &&
+		    all[i].kind == cs_dtype_kind(d) &&
+		    all[i].prec == cs_dtype_prec(d)) {
+			t = all[i].type;
+			n--;
+		}
+	return t;
+}
+
+/* The type each dtype travels as in this run (set by mpib_init). */
+static MPI_Datatype mpib_type[CS_NUM_DTYPES];
 
 static MPI_Datatype mtype(cs_dtype_t d)
 {
-	MPI_Datatype t = native_type(d);
-
-	return t != MPI_DATATYPE_NULL ? t : user_type[d];
+	return mpib_type[d];
 }
 
 /* The MPI op of one reduction step of op on dtype d. */
@@ -104,11 +161,46 @@ static MPI_Op mop(cs_dtype_t d, cs_op_t op)
 	if (native_type(d) == MPI_DATATYPE_NULL)
 		return user_op[d][step];
 	switch (step) {
+	case CS_OP_SUM:
+	case CS_OP_AVG:       /* cs_step_op made it SUM */
+	case CS_OP_PREMULSUM: /* likewise */
+		return MPI_SUM;
 	case CS_OP_PROD: return MPI_PROD;
 	case CS_OP_MAX: return MPI_MAX;
 	case CS_OP_MIN: return MPI_MIN;
-	default: return MPI_SUM;
+	case CS_NUM_OPS: /* CS_OP_NONE: no reduction */
+		break;
 	}
+	return MPI_OP_NULL;
+}
+
+/*
+ * Parse the backend options ("" or "ctypes=0|1|2") and set the type of
+ * every dtype: the native one, the C-named one, or the user byte type.
+ */
+static int set_types(const char *options)
+{
+	int n = 0, d;
+
+	if (options && *options) {
+		if (strcmp(options, "ctypes=0") && strcmp(options, "ctypes=1") &&
+		    strcmp(options, "ctypes=2")) {
+			snprintf(mpib_err, sizeof mpib_err, "bad backend option "
+				 "'%.200s' (valid: ctypes=0|1|2)", options);
+			return mpib_errcode = MPI_ERR_ARG;
+		}
+		n = options[7] - '0';
+	}
+	for (d = 0; d < CS_NUM_DTYPES; d++) {
+		MPI_Datatype t = native_type((cs_dtype_t)d);
+
+		if (t == MPI_DATATYPE_NULL)
+			t = user_type[d];
+		else if (n && c_named_type((cs_dtype_t)d, n) != MPI_DATATYPE_NULL)
+			t = c_named_type((cs_dtype_t)d, n);
+		mpib_type[d] = t;
+	}
+	return 0;
 }
 
 static int no_userop(cs_dtype_t d, cs_op_t op)
@@ -210,7 +302,7 @@ static int mpib_init(const cs_bootstrap_t *world, const char *options,
 	if (!world->mpi_comm)
 		return fail(MPI_ERR_COMM, "the mpi backend needs an MPI "
 			    "bootstrap channel");
-	if ((rc = make_users()) != MPI_SUCCESS)
+	if ((rc = make_users()) != MPI_SUCCESS || (rc = set_types(options)))
 		return rc;
 	rc = mpi_check(MPI_Comm_dup(*(const MPI_Comm *)world->mpi_comm, &comm),
 		       "MPI_Comm_dup");

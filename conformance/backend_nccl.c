@@ -161,7 +161,8 @@ static int nb_set_device(int dev)
 #define ncclFloat8e5m2 NB_NO_TYPE
 #endif
 
-#define NB_TYPE_(ID, name, bytes, kind, prec, emin, emax, nccl)                \
+#define NB_TYPE_(ID, name, bytes, kind, prec, emin, emax, ebits, fn, nccl,    \
+		 ...)                                                           \
 	[CS_DTYPE_##ID] = (int)(nccl),
 static const int nb_types[CS_NUM_DTYPES] = { CS_DTYPE_LIST(NB_TYPE_) };
 #undef NB_TYPE_

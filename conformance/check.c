@@ -181,6 +181,13 @@ static void layout(cs_exec_t *e, size_t L[2])
 		e->ro = (size_t)e->rank * c->count;
 		e->send_free = c->coll == CS_COLL_REDUCESCATTER;
 		break;
+	case CS_COLL_ALLREDUCE:
+	case CS_COLL_ALLTOALL:
+	case CS_COLL_ALLTOALLV:
+	case CS_COLL_BROADCAST:
+	case CS_COLL_REDUCE:
+	case CS_COLL_SENDRECV:
+	case CS_NUM_COLLS: /* not a collective */
 	default:
 		L[0] = max_sz(e->send_n, e->recv_n);
 		break;
@@ -457,9 +464,19 @@ static int call_reducing(const cs_exec_t *e, const cs_backend_t *b,
 	case CS_COLL_REDUCESCATTER:
 		return b->reducescatter(s, r, c->count, c->dtype, c->op,
 					e->scalar, comm, st);
-	default:
+	case CS_COLL_REDUCE:
 		return b->reduce(s, r, c->count, c->dtype, c->op, e->scalar,
 				 c->root, comm, st);
+	case CS_COLL_ALLGATHER: /* not reducing: cs_exec_call calls these */
+	case CS_COLL_ALLTOALL:
+	case CS_COLL_ALLTOALLV:
+	case CS_COLL_BROADCAST:
+	case CS_COLL_GATHER:
+	case CS_COLL_SCATTER:
+	case CS_COLL_SENDRECV:
+	case CS_NUM_COLLS: /* not a collective */
+	default:
+		return -1;
 	}
 }
 
@@ -490,6 +507,7 @@ int cs_exec_call(const cs_exec_t *e, const cs_backend_t *b, cs_bcomm_t comm)
 		return b->scatter(s, r, c->count, c->dtype, c->root, comm, st);
 	case CS_COLL_SENDRECV:
 		return b->sendrecv(s, r, c->count, c->dtype, comm, st);
+	case CS_NUM_COLLS: /* not a collective */
 	default:
 		return -1;
 	}
@@ -612,6 +630,14 @@ static size_t reduce_source(const cs_exec_t *e, size_t index)
 		return index;
 	case CS_COLL_REDUCESCATTER:
 		return (size_t)e->rank * e->c.count + index;
+	case CS_COLL_ALLGATHER:
+	case CS_COLL_ALLTOALL:
+	case CS_COLL_ALLTOALLV:
+	case CS_COLL_BROADCAST:
+	case CS_COLL_GATHER:
+	case CS_COLL_SCATTER:
+	case CS_COLL_SENDRECV:
+	case CS_NUM_COLLS: /* not a collective */
 	default:
 		return (size_t)-1;
 	}
@@ -837,6 +863,7 @@ static void check_spans(const cs_exec_t *e, int bi, cs_local_t *l)
 		case SPAN_CANARY:
 			check_unchanged(e, bi, lo, hi, 0, l);
 			break;
+		case SPAN_FREE:
 		default:
 			break;
 		}

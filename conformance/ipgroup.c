@@ -463,6 +463,13 @@ int cs_ipcall_inplace(const cs_ipcall_t *c, int q)
 	case CS_COLL_REDUCESCATTER:
 	case CS_COLL_SCATTER:
 		return s && r && r == s + off;
+	case CS_COLL_ALLREDUCE:
+	case CS_COLL_ALLTOALL:
+	case CS_COLL_ALLTOALLV:
+	case CS_COLL_BROADCAST:
+	case CS_COLL_REDUCE:
+	case CS_COLL_SENDRECV:
+	case CS_NUM_COLLS: /* not a collective */
 	default:
 		return s && s == r;
 	}

@@ -351,7 +351,7 @@ static cs_status_t apply_filter_opt(cs_run_opts_t *o, enum opt_id id,
 	long x;
 	cs_status_t st;
 
-	switch (id) {
+	switch ((int)id) { /* int: the filter options only, apply_opt's go there */
 	case O_COLL: return parse_mask(v, p_coll, &f->colls);
 	case O_DTYPE: return parse_mask(v, p_dtype, &f->dtypes);
 	case O_OP: return parse_mask(v, p_op, &f->ops);
@@ -371,10 +371,14 @@ static cs_status_t apply_filter_opt(cs_run_opts_t *o, enum opt_id id,
 		st = parse_int("--misalign", v, 0, 64, &x);
 		f->misalign = (int)x;
 		return st;
-	default:
+	case O_SEED:
 		f->has_seed = 1;
 		return parse_seed(v, &f->seed);
+	default:
+		break;
 	}
+	return cs_error(CS_ERR_INTERNAL, "internal: option %d is not a case "
+			"filter", (int)id);
 }
 
 static cs_status_t apply_opt(cs_run_opts_t *o, enum opt_id id, const char *v)
@@ -382,7 +386,7 @@ static cs_status_t apply_opt(cs_run_opts_t *o, enum opt_id id, const char *v)
 	long x;
 	cs_status_t st = CS_OK;
 
-	switch (id) {
+	switch ((int)id) { /* int: the filter options are apply_filter_opt's */
 	case O_BACKEND:
 		st = check_text("--backend", v, CS_BACKEND_MAX);
 		o->backend = v;

@@ -874,6 +874,8 @@ void cs_a2av_matrix(cs_a2av_pattern_t p, int P, size_t count, uint64_t seed,
 			case CS_A2AV_SPARSE:
 				*m = h % (uint64_t)P == 0 ? sat_mul(count, (size_t)P) : 0;
 				break;
+			case CS_A2AV_UNIFORM:
+			case CS_NUM_A2AV: /* not a pattern */
 			default:
 				*m = count;
 			}

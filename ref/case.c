@@ -102,9 +102,16 @@ size_t cs_case_send_count(const cs_case_t *c, int rank)
 		return rank == c->root ? c->count : 0;
 	case CS_COLL_ALLTOALLV:
 		return a2av_total(c, rank, 1);
-	default:
+	case CS_COLL_ALLREDUCE:
+	case CS_COLL_ALLGATHER:
+	case CS_COLL_REDUCE:
+	case CS_COLL_GATHER:
+	case CS_COLL_SENDRECV:
 		return c->count;
+	case CS_NUM_COLLS: /* not a collective */
+		break;
 	}
+	return 0;
 }
 
 size_t cs_case_recv_count(const cs_case_t *c, int rank)
@@ -121,9 +128,16 @@ size_t cs_case_recv_count(const cs_case_t *c, int rank)
 		return rank == c->root ? c->count : 0;
 	case CS_COLL_ALLTOALLV:
 		return a2av_total(c, rank, 0);
-	default:
+	case CS_COLL_ALLREDUCE:
+	case CS_COLL_REDUCESCATTER:
+	case CS_COLL_BROADCAST:
+	case CS_COLL_SCATTER:
+	case CS_COLL_SENDRECV:
 		return c->count;
+	case CS_NUM_COLLS: /* not a collective */
+		break;
 	}
+	return 0;
 }
 
 void cs_a2av_layout(const cs_case_t *c, int rank, size_t *sendcounts,

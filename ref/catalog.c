@@ -13,7 +13,8 @@ struct named { const char *name, *desc; };
 
 #define COLL_ROW(ID, name, rooted, reduces, desc) {#name, desc, rooted, reduces},
 static const struct coll_info colls[] = {CS_COLL_LIST(COLL_ROW)};
-#define DTYPE_ROW(ID, name, bytes, kind, prec, emin, emax, nccl) \
+#define DTYPE_ROW(ID, name, bytes, kind, prec, emin, emax, ebits, fn, nccl, \
+		  mpi)                                                        \
 	{#name, #nccl, bytes, kind, prec, emin, emax},
 static const struct dtype_info dtypes[] = {CS_DTYPE_LIST(DTYPE_ROW)};
 #define NAMED_ROW(ID, name, desc) {#name, desc},

@@ -140,7 +140,7 @@ uint64_t cs_mix64(uint64_t x)
 struct gen {
 	uint64_t base;   /* stream of (case key, P) */
 	cs_dtype_t d;
-	int op;          /* a cs_op_t, or CS_OP_NONE */
+	cs_op_t op;      /* or CS_OP_NONE */
 	cs_mode_t mode;
 	int P, lp;       /* rank count and ceil(log2 P) */
 	int isf;
@@ -425,9 +425,14 @@ static uint64_t gen_exact(const struct gen *g, uint64_t h, int rank,
 	case CS_OP_MAX:
 	case CS_OP_MIN:
 		return exact_maxmin(g, h, v);
-	default:
+	case CS_OP_SUM:
+	case CS_OP_AVG:
+	case CS_OP_PREMULSUM:
 		return exact_sum(g, h, rank, v);
+	case CS_NUM_OPS: /* CS_OP_NONE: returned above */
+		break;
 	}
+	return exact_moved(g, rank, index);
 }
 
 /* ---- random mode ----------------------------------------------------------- */
@@ -536,9 +541,14 @@ static uint64_t gen_random(const struct gen *g, uint64_t h, int rank,
 	case CS_OP_MAX:
 	case CS_OP_MIN:
 		return random_maxmin(g, h, v);
-	default:
+	case CS_OP_SUM:
+	case CS_OP_AVG:
+	case CS_OP_PREMULSUM:
 		return random_sum(g, h, rank, v);
+	case CS_NUM_OPS: /* CS_OP_NONE: returned above */
+		break;
 	}
+	return v & cs_bits_mask(g->d);
 }
 
 /* ---- special mode ---------------------------------------------------------- */
@@ -680,9 +690,11 @@ static uint64_t gen_one_h(const struct gen *g, uint64_t h, int rank,
 		return gen_exact(g, h, rank, index, v);
 	case CS_MODE_SPECIAL:
 		return gen_special(g, h, rank, v);
-	default:
-		return gen_random(g, h, rank, v);
+	case CS_MODE_RANDOM:
+	case CS_NUM_MODES: /* not a mode: cases are validated first */
+		break;
 	}
+	return gen_random(g, h, rank, v);
 }
 
 static uint64_t gen_one(const struct gen *g, int rank, size_t index)

@@ -69,8 +69,18 @@ static void source_of(const cs_case_t *c, int rank, size_t j, int *q, size_t *i)
 		*q = c->root;
 		*i = j;
 		break;
-	default: /* sendrecv */
+	case CS_COLL_SENDRECV:
 		*q = (rank + P - 1) % P;
+		*i = j;
+		break;
+	case CS_COLL_ALLREDUCE:
+	case CS_COLL_REDUCESCATTER:
+	case CS_COLL_REDUCE:
+	case CS_COLL_ALLTOALLV:
+	case CS_NUM_COLLS:
+		/* not moved element by element (expect_one handles these):
+		 * the rank's own element */
+		*q = rank;
 		*i = j;
 		break;
 	}
@@ -94,7 +104,13 @@ static void expect_one(const struct octx *o, size_t j, uint64_t *xs,
 	case CS_COLL_ALLTOALLV:
 		expect_a2av(o, j, g);
 		return;
-	default:
+	case CS_COLL_ALLGATHER:
+	case CS_COLL_ALLTOALL:
+	case CS_COLL_BROADCAST:
+	case CS_COLL_GATHER:
+	case CS_COLL_SCATTER:
+	case CS_COLL_SENDRECV:
+	case CS_NUM_COLLS: /* not a collective: cases are validated first */
 		source_of(c, o->rank, j, &q, &i);
 		cs_golden_moved(c->dtype, cs_gen_input(c, q, i), g);
 	}

@@ -118,9 +118,15 @@ static void model_coeffs(struct model *m, cs_dtype_t d, cs_op_t op, int P)
 		m->kB = (1 + u) * (1 + th) - 1;
 		m->ksig = sqrt(2.0 * P) * u * (1 + u) * (1 + th);
 		break;
-	default: /* prod: relative, (1 + u^2)^P - 1 */
+	case CS_OP_PROD: /* relative, (1 + u^2)^P - 1 */
 		m->kB = 0;
 		m->ksig = sqrt(expm1(P * log1p(u * u))) * (1 + 0x1p-40);
+		break;
+	case CS_OP_MAX:
+	case CS_OP_MIN:
+	case CS_NUM_OPS: /* exact ops and none: model_init refuses them */
+		m->kB = 0;
+		m->ksig = 0;
 		break;
 	}
 	m->inv_kB = m->kB > 0 ? (1 + 0x1p-50) / m->kB : 0;

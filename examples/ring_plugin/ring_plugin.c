@@ -24,11 +24,15 @@
  * Arithmetic: this example reduces the integer dtypes, float32 and float64
  * with every op; float16, bfloat16 and the float8 types are declined in
  * supports() with a reason, so the harness reports those cases as SKIP.
+ * What it knows of a dtype (size, signedness, float format) comes from the
+ * catalog's columns (CS_DTYPE_LIST in cs_catalog.h), not from a list of
+ * dtype names.
  * Every element is combined in 64 bits (integers, wrapping modulo 2^64 and
  * then truncated to their width, which is the wrap modulo 2^bits the spec
  * asks for) or in double (floats; a float32 sum or product computed in
  * double and rounded to float is the correctly rounded float operation).
  */
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -80,32 +84,41 @@ static int ring_mpi(int err, const char *call)
 
 /* ---- element arithmetic -------------------------------------------------- */
 
-/* The catalog's sizes, by dtype. */
-#define RING_SIZE_(ID, name, bytes, ...) [CS_DTYPE_##ID] = (bytes),
-static const size_t ring_size[CS_NUM_DTYPES] = { CS_DTYPE_LIST(RING_SIZE_) };
-#undef RING_SIZE_
-
-#define RING_NAME_(ID, name, ...) [CS_DTYPE_##ID] = #name,
-static const char *const ring_dtype_name[CS_NUM_DTYPES] = {
-	CS_DTYPE_LIST(RING_NAME_)
+/* What this example needs to know of each dtype, from the catalog's
+ * columns (spec/cs_catalog.h): a new catalog line needs no edit here. */
+struct ring_dtype {
+	const char *name;
+	size_t size;    /* bytes per element */
+	int kind, prec; /* CS_KIND_*; a float's precision in bits */
 };
-#undef RING_NAME_
 
-/* The dtypes this example can reduce. */
-static int ring_can_reduce(cs_dtype_t d)
-{
-	return d <= CS_DTYPE_UINT64 || d == CS_DTYPE_FLOAT32 ||
-	       d == CS_DTYPE_FLOAT64;
-}
+#define RING_DTYPE_(ID, name, bytes, kind, prec, ...)                         \
+	[CS_DTYPE_##ID] = { #name, (bytes), (kind), (prec) },
+static const struct ring_dtype ring_dt[CS_NUM_DTYPES] = {
+	CS_DTYPE_LIST(RING_DTYPE_)
+};
+#undef RING_DTYPE_
 
 static int ring_is_float(cs_dtype_t d)
 {
-	return d == CS_DTYPE_FLOAT32 || d == CS_DTYPE_FLOAT64;
+	return ring_dt[d].kind == CS_KIND_FLOAT;
 }
 
 static int ring_is_signed(cs_dtype_t d)
 {
-	return d == CS_DTYPE_INT8 || d == CS_DTYPE_INT32 || d == CS_DTYPE_INT64;
+	return ring_dt[d].kind == CS_KIND_SINT;
+}
+
+/* The dtypes this example can reduce: integers of 1, 2, 4 or 8 bytes and
+ * the floats that are C's float or double. */
+static int ring_can_reduce(cs_dtype_t d)
+{
+	size_t n = ring_dt[d].size;
+
+	if (!ring_is_float(d))
+		return n == 1 || n == 2 || n == 4 || n == 8;
+	return (n == sizeof(float) && ring_dt[d].prec == FLT_MANT_DIG) ||
+	       (n == sizeof(double) && ring_dt[d].prec == DBL_MANT_DIG);
 }
 
 /* One element as a number: u for integers (signed ones sign-extended),
@@ -115,76 +128,83 @@ typedef union ring_val {
 	double f;
 } ring_val_t;
 
+/* Element i of buf (a dtype ring_can_reduce accepts). */
 static ring_val_t ring_load(cs_dtype_t d, const void *buf, size_t i)
 {
-	const unsigned char *p = (const unsigned char *)buf + i * ring_size[d];
+	size_t n = ring_dt[d].size;
+	const unsigned char *p = (const unsigned char *)buf + i * n;
 	ring_val_t v = { 0 };
-	int8_t i8;
-	int32_t i32;
+	uint8_t u8;
+	uint16_t u16;
 	uint32_t u32;
 	float f;
 
-	switch (d) {
-	case CS_DTYPE_INT8:
-		memcpy(&i8, p, 1);
-		v.u = (uint64_t)(int64_t)i8; /* sign-extended */
-		break;
-	case CS_DTYPE_UINT8:
-		v.u = p[0];
-		break;
-	case CS_DTYPE_INT32:
-		memcpy(&i32, p, 4);
-		v.u = (uint64_t)(int64_t)i32;
-		break;
-	case CS_DTYPE_UINT32:
-		memcpy(&u32, p, 4);
-		v.u = u32;
-		break;
-	case CS_DTYPE_FLOAT32:
-		memcpy(&f, p, 4);
-		v.f = f;
-		break;
-	default: /* int64, uint64, float64: the 8 bytes as they are */
-		memcpy(&v, p, 8);
-		break;
+	if (ring_is_float(d)) {
+		if (n == sizeof(float)) {
+			memcpy(&f, p, n);
+			v.f = f;
+		} else {
+			memcpy(&v.f, p, n);
+		}
+		return v;
 	}
+	switch (n) {
+	case 1: memcpy(&u8, p, 1); v.u = u8; break;
+	case 2: memcpy(&u16, p, 2); v.u = u16; break;
+	case 4: memcpy(&u32, p, 4); v.u = u32; break;
+	default: memcpy(&v.u, p, 8); break;
+	}
+	if (ring_is_signed(d) && n < 8 && (v.u >> (8 * n - 1)))
+		v.u |= ~(uint64_t)0 << (8 * n); /* sign-extended */
 	return v;
 }
 
+/* Store v as element i of buf: integers keep their low bits (the wrap),
+ * float rounds to nearest, ties to even. */
 static void ring_store(cs_dtype_t d, void *buf, size_t i, ring_val_t v)
 {
-	unsigned char *p = (unsigned char *)buf + i * ring_size[d];
-	uint32_t u32;
+	size_t n = ring_dt[d].size;
+	unsigned char *p = (unsigned char *)buf + i * n;
+	uint8_t u8 = (uint8_t)v.u;
+	uint16_t u16 = (uint16_t)v.u;
+	uint32_t u32 = (uint32_t)v.u;
 	float f;
 
-	switch (d) {
-	case CS_DTYPE_INT8:
-	case CS_DTYPE_UINT8:
-		p[0] = (unsigned char)v.u; /* the low bits: the wrap */
-		break;
-	case CS_DTYPE_INT32:
-	case CS_DTYPE_UINT32:
-		u32 = (uint32_t)v.u;
-		memcpy(p, &u32, 4);
-		break;
-	case CS_DTYPE_FLOAT32:
-		f = (float)v.f; /* rounds to nearest, ties to even */
-		memcpy(p, &f, 4);
-		break;
-	default: /* int64, uint64, float64 */
-		memcpy(p, &v, 8);
-		break;
+	if (ring_is_float(d)) {
+		if (n == sizeof(float)) {
+			f = (float)v.f;
+			memcpy(p, &f, n);
+		} else {
+			memcpy(p, &v.f, n);
+		}
+		return;
+	}
+	switch (n) {
+	case 1: memcpy(p, &u8, 1); break;
+	case 2: memcpy(p, &u16, 2); break;
+	case 4: memcpy(p, &u32, 4); break;
+	default: memcpy(p, &v.u, 8); break;
 	}
 }
 
 /* a op b. avg and premulsum combine contributions by summing. max and min
- * use fmax/fmin for floats: a NaN is ignored unless both are NaN. */
+ * use fmax/fmin for floats: a NaN is ignored unless both are NaN. Every op
+ * is listed: a new catalog op fails to compile here (-Wswitch-enum) until
+ * it is given its arithmetic. */
 static ring_val_t ring_combine(cs_dtype_t d, cs_op_t op, ring_val_t a,
 			       ring_val_t b)
 {
 	int fl = ring_is_float(d), sg = ring_is_signed(d);
 
 	switch (op) {
+	case CS_OP_SUM:
+	case CS_OP_AVG:
+	case CS_OP_PREMULSUM:
+		if (fl)
+			a.f += b.f;
+		else
+			a.u += b.u;
+		return a;
 	case CS_OP_PROD:
 		if (fl)
 			a.f *= b.f;
@@ -203,13 +223,10 @@ static ring_val_t ring_combine(cs_dtype_t d, cs_op_t op, ring_val_t a,
 		else if (sg ? (int64_t)b.u < (int64_t)a.u : b.u < a.u)
 			a = b;
 		return a;
-	default:
-		if (fl)
-			a.f += b.f;
-		else
-			a.u += b.u;
-		return a;
+	case CS_NUM_OPS: /* not an op: supports() refused the case */
+		break;
 	}
+	return a;
 }
 
 /* dst[i] = dst[i] op src[i] for n elements. */
@@ -327,7 +344,7 @@ static int ring_exchange(const struct ring_comm *c, const void *sbuf,
 static int ring_reduce_scatter_phase(const struct ring_comm *c, cs_dtype_t d,
 				     cs_op_t op, char *buf, size_t n, char *tmp)
 {
-	size_t es = ring_size[d], soff, slen, roff, rlen;
+	size_t es = ring_dt[d].size, soff, slen, roff, rlen;
 	int k, sb, rb, rc;
 
 	for (k = 0; k < c->size - 1; k++) {
@@ -377,7 +394,7 @@ static int ring_reduce_blocks(const struct ring_comm *c, cs_dtype_t d,
 			      cs_op_t op, const void *scalar, char *buf,
 			      size_t n)
 {
-	size_t es = ring_size[d], off, len, boff, blen;
+	size_t es = ring_dt[d].size, off, len, boff, blen;
 	char *tmp;
 	int rc;
 
@@ -402,7 +419,7 @@ static int ring_allreduce(const void *sendbuff, void *recvbuff, size_t count,
 			  cs_bcomm_t comm, void *stream)
 {
 	const struct ring_comm *c = comm;
-	size_t es = ring_size[dtype];
+	size_t es = ring_dt[dtype].size;
 	int rc;
 
 	(void)stream;
@@ -420,7 +437,7 @@ static int ring_reducescatter(const void *sendbuff, void *recvbuff,
 			      const void *scalar, cs_bcomm_t comm, void *stream)
 {
 	const struct ring_comm *c = comm;
-	size_t es = ring_size[dtype], n = (size_t)c->size * recvcount;
+	size_t es = ring_dt[dtype].size, n = (size_t)c->size * recvcount;
 	char *work = malloc(n * es + 1);
 	int rc;
 
@@ -443,7 +460,7 @@ static int ring_allgather(const void *sendbuff, void *recvbuff,
 			  void *stream)
 {
 	const struct ring_comm *c = comm;
-	size_t es = ring_size[dtype];
+	size_t es = ring_dt[dtype].size;
 	char *own = (char *)recvbuff + (size_t)c->rank * sendcount * es;
 
 	(void)stream;
@@ -560,7 +577,7 @@ static int ring_supports(cs_bcomm_t comm, const cs_backend_query_t *q,
 	if (reduces && !ring_can_reduce(q->dtype)) {
 		snprintf(reason, len, "the ring example has no %s arithmetic "
 			 "(it reduces integers, float32 and float64)",
-			 ring_dtype_name[q->dtype]);
+			 ring_dt[q->dtype].name);
 		return 0;
 	}
 	return 1;

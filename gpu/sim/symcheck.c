@@ -301,6 +301,9 @@ static int buf_lens(struct ck *ck, int r, size_t *sl, size_t *rl)
 	case CS_COLL_SCATTER:
 		*sl = root ? Pn : 0;
 		break;
+	case CS_COLL_ALLREDUCE:
+	case CS_COLL_SENDRECV:
+	case CS_NUM_COLLS: /* not a collective */
 	default:
 		break;
 	}
@@ -347,6 +350,13 @@ static void rank_views(struct ck *ck, int r, size_t sl, size_t rl)
 		v[CSG_RECV] = mkview(0, off, rl);
 		al[1] = 0;
 		break;
+	case CS_COLL_ALLREDUCE:
+	case CS_COLL_ALLTOALL:
+	case CS_COLL_ALLTOALLV:
+	case CS_COLL_BROADCAST:
+	case CS_COLL_REDUCE:
+	case CS_COLL_SENDRECV:
+	case CS_NUM_COLLS: /* not a collective */
 	default: /* send == recv */
 		v[CSG_SEND] = mkview(1, 0, sl);
 		al[0] = 0;
@@ -864,6 +874,11 @@ static int expect(const struct ck *ck, int r, size_t x, struct tok *t)
 		o = p->root;
 		t->elem = (size_t)r * n + x;
 		break;
+	case CS_COLL_ALLREDUCE:
+	case CS_COLL_REDUCESCATTER:
+	case CS_COLL_REDUCE:
+	case CS_COLL_SENDRECV:
+	case CS_NUM_COLLS: /* not a collective */
 	default: /* sendrecv */
 		o = csg_mod(r - 1, p->P);
 		t->elem = x;

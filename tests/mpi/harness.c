@@ -148,6 +148,8 @@ static uint64_t expect(const struct call *x, size_t j)
 		return t_input(x->t, c->root, j);
 	case CS_COLL_SCATTER:
 		return t_input(x->t, c->root, (size_t)r * n + j);
+	case CS_COLL_SENDRECV:
+	case CS_NUM_COLLS: /* not a collective */
 	default: /* sendrecv */
 		return t_input(x->t, (r + P - 1) % P, j);
 	}
@@ -240,6 +242,15 @@ static void layout_in(struct call *x)
 		fill_input(x, a, Pn);
 		set_recv(x, a + r * n * x->es, 0, r * n, n);
 		return;
+	case CS_COLL_ALLREDUCE:
+	case CS_COLL_ALLTOALL:
+	case CS_COLL_ALLTOALLV:
+	case CS_COLL_BROADCAST:
+	case CS_COLL_REDUCE:
+	case CS_COLL_GATHER:
+	case CS_COLL_SCATTER:
+	case CS_COLL_SENDRECV:
+	case CS_NUM_COLLS: /* not a collective */
 	default:
 		/* the input (none at non-roots of broadcast and scatter)
 		 * fills the start of the one buffer; gather's root has it in
@@ -331,6 +342,8 @@ static cs_status_t call_ref(const struct call *x)
 		return cs_mpiref_gather(x->sendbuf, x->recvbuf, n, d, c->root, m);
 	case CS_COLL_SCATTER:
 		return cs_mpiref_scatter(x->sendbuf, x->recvbuf, n, d, c->root, m);
+	case CS_COLL_SENDRECV:
+	case CS_NUM_COLLS: /* not a collective */
 	default:
 		return cs_mpiref_sendrecv(x->sendbuf, x->recvbuf, n, d, m);
 	}

@@ -33,6 +33,12 @@ size_t mu_send_elems(cs_coll_t coll, size_t count, int nranks, int root,
 			if (sc[d] && sd[d] + sc[d] > end)
 				end = sd[d] + sc[d];
 		return end;
+	case CS_COLL_ALLREDUCE:
+	case CS_COLL_ALLGATHER:
+	case CS_COLL_REDUCE:
+	case CS_COLL_GATHER:
+	case CS_COLL_SENDRECV:
+	case CS_NUM_COLLS: /* not a collective */
 	default:
 		return count;
 	}
@@ -365,6 +371,8 @@ int mu_result(const struct mu_call *c, int r, const size_t *rd, void *out)
 	case CS_COLL_ALLTOALLV:
 		alltoallv(c, r, rd, out);
 		return 0;
+	case CS_COLL_SENDRECV:
+	case CS_NUM_COLLS: /* not a collective */
 	default:
 		sendrecv(c, r, out);
 		return 0;

@@ -78,6 +78,13 @@ static MPI_Datatype bad_mpi_type(cs_dtype_t d)
 	case CS_DTYPE_UINT64: return MPI_UINT64_T;
 	case CS_DTYPE_FLOAT32: return MPI_FLOAT;
 	case CS_DTYPE_FLOAT64: return MPI_DOUBLE;
+	case CS_DTYPE_INT8:
+	case CS_DTYPE_UINT8:
+	case CS_DTYPE_FLOAT16:
+	case CS_DTYPE_BFLOAT16:
+	case CS_DTYPE_FLOAT8_E4M3:
+	case CS_DTYPE_FLOAT8_E5M2:
+	case CS_NUM_DTYPES: /* not a dtype */
 	default: return MPI_DATATYPE_NULL;
 	}
 }

@@ -318,6 +318,15 @@ static int run_team(struct rec **m, int P)
 		return run_allreduce(m, P);
 	case CS_COLL_ALLGATHER:
 		return run_allgather(m, P);
+	case CS_COLL_REDUCESCATTER:
+	case CS_COLL_ALLTOALL:
+	case CS_COLL_ALLTOALLV:
+	case CS_COLL_BROADCAST:
+	case CS_COLL_REDUCE:
+	case CS_COLL_GATHER:
+	case CS_COLL_SCATTER:
+	case CS_COLL_SENDRECV:
+	case CS_NUM_COLLS: /* not a collective */
 	default:
 		return run_broadcast(m, P);
 	}

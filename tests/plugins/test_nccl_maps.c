@@ -27,7 +27,8 @@
  * names (or -1 where this NCCL lacks it), and no two to the same one. */
 static void test_dtype_map_follows_catalog(void **state)
 {
-#define EXPECT_(ID, name, bytes, kind, prec, emin, emax, nccl) (int)(nccl),
+#define EXPECT_(ID, name, bytes, kind, prec, emin, emax, ebits, fn, nccl, \
+			mpi) (int)(nccl),
 	static const int expect[CS_NUM_DTYPES] = { CS_DTYPE_LIST(EXPECT_) };
 #undef EXPECT_
 	int d, e;

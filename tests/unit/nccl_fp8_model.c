@@ -93,6 +93,10 @@ uint8_t ncclm_step(cs_dtype_t d, cs_op_t op, uint8_t a, uint8_t b)
 	case CS_OP_MIN:
 		h = half_maxmin(op, x, y);
 		break;
+	case CS_OP_SUM:
+	case CS_OP_AVG:
+	case CS_OP_PREMULSUM:
+	case CS_NUM_OPS: /* CS_OP_NONE: not a reduction op */
 	default:
 		h = ncclm_half(x + y);
 		break;

@@ -31,6 +31,14 @@ static struct efmt fmt_of(cs_dtype_t d)
 	case CS_DTYPE_FLOAT32: return (struct efmt){8, 23, 0};
 	case CS_DTYPE_FLOAT8_E4M3: return (struct efmt){4, 3, 1};
 	case CS_DTYPE_FLOAT8_E5M2: return (struct efmt){5, 2, 0};
+	case CS_DTYPE_INT8:
+	case CS_DTYPE_UINT8:
+	case CS_DTYPE_INT32:
+	case CS_DTYPE_UINT32:
+	case CS_DTYPE_INT64:
+	case CS_DTYPE_UINT64:
+	case CS_DTYPE_FLOAT64:
+	case CS_NUM_DTYPES: /* not a dtype */
 	default: return (struct efmt){11, 52, 0};
 	}
 }

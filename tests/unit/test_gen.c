@@ -240,6 +240,9 @@ static long double exact_float(cs_dtype_t d, cs_op_t op, const uint64_t *x,
 		case CS_OP_MAX: r = y > r ? y : r; break;
 		case CS_OP_MIN: r = y < r ? y : r; break;
 		case CS_OP_PREMULSUM: r += y * cs_to_f64(d, alpha[i]); break;
+		case CS_OP_SUM:
+		case CS_OP_AVG:
+		case CS_NUM_OPS: /* CS_OP_NONE: not a reduction op */
 		default: r += y; break;
 		}
 	}
@@ -337,6 +340,9 @@ static uint64_t int_exact(cs_dtype_t d, cs_op_t op, const uint64_t *x,
 			r = (int64_t)((uint64_t)r +
 				      (uint64_t)y * (uint64_t)cs_int_value(d, alpha[i]));
 			break;
+		case CS_OP_SUM:
+		case CS_OP_AVG:
+		case CS_NUM_OPS: /* CS_OP_NONE: not a reduction op */
 		default: r = (int64_t)((uint64_t)r + (uint64_t)y); break;
 		}
 	}

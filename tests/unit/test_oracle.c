@@ -104,6 +104,7 @@ static void simulate(const cs_case_t *c, unsigned char **s, int r,
 		}
 		break;
 	}
+	case CS_NUM_COLLS: /* not a collective */
 	default:
 		fail_msg("unknown collective");
 	}

@@ -297,6 +297,10 @@ CS_HD csg_algo_t csg_auto_algo(cs_coll_t c, size_t bytes)
 	case CS_COLL_ALLTOALL:
 	case CS_COLL_ALLTOALLV:
 		return CSG_ALGO_PAIRWISE;
+	case CS_COLL_GATHER:
+	case CS_COLL_SCATTER:
+	case CS_COLL_SENDRECV:
+	case CS_NUM_COLLS: /* not a collective */
 	default:
 		return CSG_ALGO_DIRECT;
 	}
@@ -365,6 +369,7 @@ CS_HD int csg_base_steps(const csg_plan_t *p)
 		return 1;
 	case CS_COLL_SENDRECV:
 		return csg_stages(p) + 1;
+	case CS_NUM_COLLS: /* not a collective */
 	default:
 		return 0;
 	}
@@ -436,6 +441,11 @@ CS_HD int csg_nbr_cand_(const csg_plan_t *p, int r, int i)
 				       ? csg_mod(r + 1, P)
 				       : -1;
 		return -1;
+	case CS_COLL_ALLTOALL:
+	case CS_COLL_ALLTOALLV:
+	case CS_COLL_GATHER:
+	case CS_COLL_SCATTER:
+	case CS_NUM_COLLS: /* not a collective */
 	default:
 		return -1;
 	}
@@ -916,6 +926,12 @@ CS_HD int csg_nops(const csg_plan_t *p, int r, int s)
 			       : 1;
 	case CS_COLL_GATHER:
 		return r == p->root ? p->P : 0;
+	case CS_COLL_REDUCESCATTER:
+	case CS_COLL_BROADCAST:
+	case CS_COLL_REDUCE:
+	case CS_COLL_SCATTER:
+	case CS_COLL_SENDRECV:
+	case CS_NUM_COLLS: /* not a collective */
 	default:
 		return 1;
 	}
@@ -948,6 +964,7 @@ CS_HD csg_op_t csg_get_op(const csg_plan_t *p, int r, int s, int k, int i)
 		return csg_op_scatter_(p, r, k);
 	case CS_COLL_SENDRECV:
 		return csg_op_sendrecv_(p, r, s, k);
+	case CS_NUM_COLLS: /* not a collective */
 	default:
 		return csg_op_none();
 	}

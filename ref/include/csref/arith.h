@@ -38,19 +38,32 @@ typedef struct cs_fmt {
   int fn;    /* 1: no infinities, NaN only with all exponent and mantissa bits set */
 } cs_fmt_t;
 
+/*
+ * The per-dtype facts below are generated from the catalog's columns
+ * (spec/cs_catalog.h): each is a switch with one case per dtype, written by
+ * the X-macro, so a new catalog line needs no edit here and -Wswitch-enum
+ * still sees every enumerator. They are per element, hence switches (a
+ * jump or lookup table), usable on the device, not calls into catalog.c.
+ * CS_NUM_DTYPES is not a dtype: it gets the neutral answer after the switch.
+ */
+#define CS_ARITH_FMT_(ID, name, bytes, kind, p_, emin, emax, eb_, fn_, ...)   \
+  case CS_DTYPE_##ID:                                                          \
+    f.ebits = (eb_);                                                           \
+    f.mbits = (p_) ? (p_) - 1 : 0;                                             \
+    f.fn = (fn_);                                                              \
+    break;
+
+/* Format of dtype d; {0, 0, 0} for an integer dtype. */
 CS_HD cs_fmt_t cs_fmt_of(cs_dtype_t d) {
   cs_fmt_t f = {0, 0, 0};
   switch (d) {
-  case CS_DTYPE_FLOAT16: f.ebits = 5; f.mbits = 10; break;
-  case CS_DTYPE_BFLOAT16: f.ebits = 8; f.mbits = 7; break;
-  case CS_DTYPE_FLOAT32: f.ebits = 8; f.mbits = 23; break;
-  case CS_DTYPE_FLOAT64: f.ebits = 11; f.mbits = 52; break;
-  case CS_DTYPE_FLOAT8_E4M3: f.ebits = 4; f.mbits = 3; f.fn = 1; break;
-  case CS_DTYPE_FLOAT8_E5M2: f.ebits = 5; f.mbits = 2; break;
-  default: break;
+  CS_DTYPE_LIST(CS_ARITH_FMT_)
+  case CS_NUM_DTYPES: /* not a dtype */
+    break;
   }
   return f;
 }
+#undef CS_ARITH_FMT_
 
 CS_HD int cs_fmt_bias(cs_fmt_t f) { return (1 << (f.ebits - 1)) - 1; }
 CS_HD uint64_t cs_fmt_emask(cs_fmt_t f) { return ((uint64_t)1 << f.ebits) - 1; }
@@ -105,7 +118,7 @@ CS_HD uint64_t cs_f64_to_bits(double d) {
 /* Decode an encoding of format f to the double of equal value (exact:
  * every format here is a subset of double). NaN decodes to a quiet NaN. */
 CS_HD double cs_fmt_decode(cs_fmt_t f, uint64_t b) {
-  if (f.ebits == 11)
+  if (f.ebits == 11 && f.mbits == 52) /* float64 itself */
     return cs_bits_to_f64(b);
   int neg = (b & cs_fmt_sign(f)) != 0;
   uint64_t e = (b >> f.mbits) & cs_fmt_emask(f), m = b & cs_fmt_mmask(f);
@@ -132,7 +145,7 @@ CS_HD double cs_fmt_decode(cs_fmt_t f, uint64_t b) {
  * input's sign.
  */
 CS_HD uint64_t cs_fmt_encode(cs_fmt_t f, double x, int sat) {
-  if (f.ebits == 11)
+  if (f.ebits == 11 && f.mbits == 52) /* float64 itself */
     return cs_f64_to_bits(x);
   uint64_t sign = signbit(x) ? cs_fmt_sign(f) : 0;
   double a = fabs(x);
@@ -185,20 +198,40 @@ CS_HD uint64_t cs_fmt_encode(cs_fmt_t f, double x, int sat) {
 
 /* ---- per-dtype access ---------------------------------------------------- */
 
-CS_HD int cs_is_float(cs_dtype_t d) { return d >= CS_DTYPE_FLOAT16; }
+#define CS_ARITH_SIZE_(ID, name, bytes, ...)                                   \
+  case CS_DTYPE_##ID:                                                          \
+    return (bytes);
 
-CS_HD int cs_is_signed_int(cs_dtype_t d) {
-  return d == CS_DTYPE_INT8 || d == CS_DTYPE_INT32 || d == CS_DTYPE_INT64;
-}
-
+/* Storage size of one element of dtype d in bytes (0 for CS_NUM_DTYPES). */
 CS_HD int cs_size_of(cs_dtype_t d) {
   switch (d) {
-  case CS_DTYPE_INT8: case CS_DTYPE_UINT8:
-  case CS_DTYPE_FLOAT8_E4M3: case CS_DTYPE_FLOAT8_E5M2: return 1;
-  case CS_DTYPE_FLOAT16: case CS_DTYPE_BFLOAT16: return 2;
-  case CS_DTYPE_INT32: case CS_DTYPE_UINT32: case CS_DTYPE_FLOAT32: return 4;
-  default: return 8;
+  CS_DTYPE_LIST(CS_ARITH_SIZE_)
+  case CS_NUM_DTYPES: /* not a dtype */
+    break;
   }
+  return 0;
+}
+#undef CS_ARITH_SIZE_
+
+#define CS_ARITH_KIND_(ID, name, bytes, kind, ...)                             \
+  case CS_DTYPE_##ID:                                                          \
+    return (kind);
+
+/* CS_KIND_SINT, CS_KIND_UINT or CS_KIND_FLOAT (-1 for CS_NUM_DTYPES). */
+CS_HD int cs_kind_of(cs_dtype_t d) {
+  switch (d) {
+  CS_DTYPE_LIST(CS_ARITH_KIND_)
+  case CS_NUM_DTYPES: /* not a dtype */
+    break;
+  }
+  return -1;
+}
+#undef CS_ARITH_KIND_
+
+CS_HD int cs_is_float(cs_dtype_t d) { return cs_kind_of(d) == CS_KIND_FLOAT; }
+
+CS_HD int cs_is_signed_int(cs_dtype_t d) {
+  return cs_kind_of(d) == CS_KIND_SINT;
 }
 
 CS_HD uint64_t cs_bits_mask(cs_dtype_t d) {
@@ -231,9 +264,12 @@ CS_HD void cs_store(cs_dtype_t d, void *buf, size_t i, uint64_t b) {
 /* Integer value of bits as a signed 64-bit number (sign-extended for
  * signed dtypes; unsigned 64-bit values above INT64_MAX wrap). */
 CS_HD int64_t cs_int_value(cs_dtype_t d, uint64_t b) {
-  switch (d) {
-  case CS_DTYPE_INT8: return (int8_t)(uint8_t)b;
-  case CS_DTYPE_INT32: return (int32_t)(uint32_t)b;
+  if (!cs_is_signed_int(d))
+    return (int64_t)b;
+  switch (cs_size_of(d)) { /* sign-extend from the element's width */
+  case 1: return (int8_t)(uint8_t)b;
+  case 2: return (int16_t)(uint16_t)b;
+  case 4: return (int32_t)(uint32_t)b;
   default: return (int64_t)b;
   }
 }
@@ -280,11 +316,17 @@ CS_HD uint64_t cs_step_nan(cs_dtype_t d, cs_op_t op, uint64_t a, uint64_t b,
     int64_t sa = cs_int_value(d, a), sb = cs_int_value(d, b);
     int sgn = cs_is_signed_int(d);
     switch (op) {
+    case CS_OP_SUM:
+    case CS_OP_AVG:       /* a step of AVG sums (cs_step_op) */
+    case CS_OP_PREMULSUM: /* a step of PREMULSUM sums too */
+      return (a + b) & mask;
     case CS_OP_PROD: return (a * b) & mask;
     case CS_OP_MAX: return (sgn ? sa >= sb : a >= b) ? a : b;
     case CS_OP_MIN: return (sgn ? sa <= sb : a <= b) ? a : b;
-    default: return (a + b) & mask;
+    case CS_NUM_OPS: /* CS_OP_NONE: no reduction, a stays */
+      return a;
     }
+    return a;
   }
   cs_fmt_t f = cs_fmt_of(d);
   double x = cs_to_f64(d, a), y = cs_to_f64(d, b), r;
@@ -307,14 +349,19 @@ CS_HD uint64_t cs_step_nan(cs_dtype_t d, cs_op_t op, uint64_t a, uint64_t b,
     if (op == CS_OP_MAX)
       return x >= y ? a : b;
     return x <= y ? a : b;
-  default:
+  case CS_OP_SUM:
+  case CS_OP_AVG:       /* a step of AVG sums (cs_step_op) */
+  case CS_OP_PREMULSUM: /* a step of PREMULSUM sums too */
     r = x + y;
     if (isnan(r))
       return cs_fmt_nanbits(f);
     if (d == CS_DTYPE_FLOAT64)
       return cs_f64_to_bits(r);
     return cs_from_f64(d, r, 0);
+  case CS_NUM_OPS: /* CS_OP_NONE: no reduction, a stays */
+    break;
   }
+  return a;
 }
 
 CS_HD uint64_t cs_step(cs_dtype_t d, cs_op_t op, uint64_t a, uint64_t b) {
@@ -323,7 +370,18 @@ CS_HD uint64_t cs_step(cs_dtype_t d, cs_op_t op, uint64_t a, uint64_t b) {
 
 /* The op a step applies: AVG and PREMULSUM reduce with SUM. */
 CS_HD cs_op_t cs_step_op(cs_op_t op) {
-  return (op == CS_OP_AVG || op == CS_OP_PREMULSUM) ? CS_OP_SUM : op;
+  switch (op) {
+  case CS_OP_AVG:
+  case CS_OP_PREMULSUM:
+    return CS_OP_SUM;
+  case CS_OP_SUM:
+  case CS_OP_PROD:
+  case CS_OP_MAX:
+  case CS_OP_MIN:
+  case CS_NUM_OPS: /* CS_OP_NONE stays none */
+    break;
+  }
+  return op;
 }
 
 /* Pre-multiplication of one input: x * scalar rounded to the dtype
