@@ -227,43 +227,72 @@ const cs_backend_t *cs_backend_gpu(void)
 }
 #endif
 
-/* The nccl backends by name; NULL when not built. */
-static const cs_backend_t *nccl_named(const char *spec)
+/*
+ * The built-in backends: the one table that loading, `collspec list`,
+ * the command line's validation and its usage text read. get() is NULL
+ * when the backend is not built into this collspec, and needs says what
+ * building it takes.
+ */
+static const struct cs_builtin {
+	const char *name;
+	const cs_backend_t *(*get)(void);
+	const char *needs;
+} builtins[] = {
+	{ "ref", cs_backend_ref, NULL },
+	{ "mpi", cs_backend_mpi, NULL },
+	{ "gpu", cs_backend_gpu, "CUDA" },
+	{ "gpu-sim", cs_backend_gpusim, NULL },
+	{ "nccl", cs_backend_nccl, "CUDA and NCCL 2.13 or newer" },
+	{ "nccl-local", cs_backend_nccl_local, "CUDA and NCCL 2.13 or newer" },
+};
+
+#define NUM_BUILTINS (sizeof builtins / sizeof builtins[0])
+
+static const struct cs_builtin *builtin_named(const char *name)
 {
-	if (strcmp(spec, "nccl") == 0)
-		return cs_backend_nccl();
-	return cs_backend_nccl_local();
+	size_t i;
+
+	for (i = 0; name && i < NUM_BUILTINS; i++)
+		if (strcmp(builtins[i].name, name) == 0)
+			return &builtins[i];
+	return NULL;
+}
+
+int cs_backend_known(const char *spec)
+{
+	return spec && (builtin_named(spec) || strncmp(spec, "plugin:", 7) == 0);
+}
+
+const char *cs_backend_names(void)
+{
+	static char names[256];
+	size_t i, n = 0;
+
+	if (names[0])
+		return names;
+	for (i = 0; i < NUM_BUILTINS; i++)
+		n += (size_t)snprintf(names + n, sizeof names - n, "%s ",
+				      builtins[i].name);
+	snprintf(names + n, sizeof names - n, "plugin:PATH");
+	return names;
 }
 
 cs_status_t cs_backend_load(const char *spec, const cs_backend_t **out)
 {
-	const cs_backend_t *b = NULL;
+	const struct cs_builtin *e;
+	const cs_backend_t *b;
 
 	if (!spec)
 		return cs_error(CS_ERR_INVALID, "no backend named");
 	if (strncmp(spec, "plugin:", 7) == 0)
 		return load_plugin(spec + 7, out);
-	if (strcmp(spec, "ref") == 0)
-		b = cs_backend_ref();
-	else if (strcmp(spec, "mpi") == 0)
-		b = cs_backend_mpi();
-	else if (strcmp(spec, "gpu-sim") == 0)
-		b = cs_backend_gpusim();
-	else if (strcmp(spec, "gpu") == 0 && !(b = cs_backend_gpu()))
-		return cs_error(CS_ERR_UNSUPPORTED, "backend 'gpu' is not "
-				"built into this collspec: it needs CUDA at "
-				"build time");
-	else if (strcmp(spec, "nccl") == 0 || strcmp(spec, "nccl-local") == 0)
-		if (!(b = nccl_named(spec)))
-			return cs_error(CS_ERR_UNSUPPORTED, "backend '%s' is not "
-					"built into this collspec: it needs CUDA "
-					"and NCCL 2.13 or newer at build time",
-					spec);
-	if (!b)
+	if (!(e = builtin_named(spec)))
 		return cs_error(CS_ERR_INVALID, "unknown backend '%s'; valid "
-				"backends: ref mpi gpu gpu-sim nccl nccl-local "
-				"plugin:PATH",
-				spec);
+				"backends: %s", spec, cs_backend_names());
+	if (!(b = e->get()))
+		return cs_error(CS_ERR_UNSUPPORTED, "backend '%s' is not built "
+				"into this collspec: it needs %s at build time",
+				spec, e->needs);
 	*out = b;
 	return cs_backend_validate(b, spec);
 }
@@ -526,22 +555,18 @@ const char *cs_backend_init_skip(const cs_backend_t *b, int rc)
 
 void cs_backend_print_list(FILE *out)
 {
-	const cs_backend_t *nccl[2] = { cs_backend_nccl(),
-					cs_backend_nccl_local() };
-	static const char *const names[2] = { "nccl", "nccl-local" };
-	int i;
+	const cs_backend_t *b;
+	size_t i;
 
-	fprintf(out, "  %-14s %s\n", "ref", cs_backend_ref()->description);
-	fprintf(out, "  %-14s %s\n", "mpi", cs_backend_mpi()->description);
-	fprintf(out, "  %-14s %s\n", "gpu", cs_backend_gpu() ?
-		cs_backend_gpu()->description : "(not built: needs CUDA at "
-		"build time)");
-	fprintf(out, "  %-14s %s\n", "gpu-sim",
-		cs_backend_gpusim()->description);
-	for (i = 0; i < 2; i++)
-		fprintf(out, "  %-14s %s\n", names[i], nccl[i] ?
-			nccl[i]->description : "(not built: needs CUDA and "
-			"NCCL 2.13+ at build time)");
+	for (i = 0; i < NUM_BUILTINS; i++) {
+		b = builtins[i].get();
+		if (b)
+			fprintf(out, "  %-14s %s\n", builtins[i].name,
+				b->description);
+		else
+			fprintf(out, "  %-14s (not built: needs %s at build "
+				"time)\n", builtins[i].name, builtins[i].needs);
+	}
 	fprintf(out, "  %-14s %s\n", "plugin:PATH",
 		"a shared object exporting collspec_backend() "
 		"(collspec/backend.h)");

@@ -91,8 +91,17 @@ int cs_backend_finds_devices(const cs_backend_t *b);
  * of every case (valid until b's next call); else NULL (an error). */
 const char *cs_backend_init_skip(const cs_backend_t *b, int rc);
 
-/* The names `--backend` accepts, for --help and `list`. */
+/* The names `--backend` accepts, for --help and `list`: one line per
+ * built-in backend (its description, or what building it needs) and one
+ * for plugins. */
 void cs_backend_print_list(FILE *out);
+
+/* 1 when spec names a built-in backend (built or not) or is plugin:PATH. */
+int cs_backend_known(const char *spec);
+
+/* The names --backend accepts, space-separated ("ref mpi ... plugin:PATH"),
+ * from the same table (a static string). */
+const char *cs_backend_names(void);
 
 /* Bootstrap over an MPI communicator (the harness's channel). The returned
  * object holds its own duplicate of comm; free with cs_boot_free. */

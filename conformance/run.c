@@ -35,7 +35,8 @@ static const char run_usage[] =
 "crash or hang into a FAIL of the case that caused it.\n"
 "\n"
 "what to test:\n"
-"  --backend NAME       ref | mpi | plugin:PATH (default ref)\n"
+"  --backend NAME       one of the backends `collspec list` shows, or\n"
+"                       plugin:PATH (default ref)\n"
 "  --backend-opt STR    option string given to the backend's init (at\n"
 "                       most %d bytes, no control characters)\n"
 "  --suite NAME         quick | full (default quick)\n"
@@ -578,14 +579,9 @@ int cs_run_validate(const cs_run_opts_t *o, int P)
 			"quick full\n", o->suite);
 		return 2;
 	}
-	if (strcmp(o->backend, "ref") && strcmp(o->backend, "mpi") &&
-	    strcmp(o->backend, "gpu") && strcmp(o->backend, "gpu-sim") &&
-	    strcmp(o->backend, "nccl") && strcmp(o->backend, "nccl-local") &&
-	    strncmp(o->backend, "plugin:", 7)) {
+	if (!cs_backend_known(o->backend)) {
 		fprintf(stderr, "collspec run: unknown backend '%s'; valid "
-			"backends: ref mpi gpu gpu-sim nccl nccl-local "
-			"plugin:PATH\n",
-			o->backend);
+			"backends: %s\n", o->backend, cs_backend_names());
 		return 2;
 	}
 	for (d = 0; d < CS_NUM_DTYPES; d++)
