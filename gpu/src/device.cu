@@ -14,7 +14,7 @@
 
 static cs_status_t cs_gpu_status_of(cudaError_t err)
 {
-	switch (err) {
+	switch ((int)err) { /* int: CUDA's own enum, a few codes mapped */
 	case cudaSuccess:
 		return CS_OK;
 	case cudaErrorNoDevice:

@@ -58,6 +58,7 @@ static cudaError_t cs_gpu_reduce_dtype(cs_op_t op, void *inout,
 							   stream);
 	CS_OP_LIST(CSGPU_OP_CASE_)
 #undef CSGPU_OP_CASE_
+	case CS_NUM_OPS: /* CS_OP_NONE, no reduction */
 	default:
 		return cudaErrorInvalidValue;
 	}
@@ -75,6 +76,7 @@ static cudaError_t cs_gpu_reduce_any(cs_dtype_t d, cs_op_t op, void *inout,
 							  stream);
 	CS_DTYPE_LIST(CSGPU_DTYPE_CASE_)
 #undef CSGPU_DTYPE_CASE_
+	case CS_NUM_DTYPES: /* not a dtype */
 	default:
 		return cudaErrorInvalidValue;
 	}

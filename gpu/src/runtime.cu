@@ -282,6 +282,13 @@ static size_t csg_send_elems(const csg_call_t *c, int P, int r)
 			m = e > m ? e : m;
 		}
 		return m;
+	case CS_COLL_ALLREDUCE:
+	case CS_COLL_ALLGATHER:
+	case CS_COLL_BROADCAST:
+	case CS_COLL_REDUCE:
+	case CS_COLL_GATHER:
+	case CS_COLL_SENDRECV:
+	case CS_NUM_COLLS: /* not a collective */
 	default:
 		return c->n;
 	}
@@ -382,6 +389,8 @@ static const void *csg_kernel_of(const csg_plan_t *p, const csg_call_t *c)
 		if (c->coll == CS_COLL_ALLTOALL || c->coll == CS_COLL_ALLTOALLV)
 			return csg_alltoall_kernel(c->coll, c->dtype);
 		return csg_direct_kernel(c->coll, c->dtype);
+	case CSG_ALGO_AUTO: /* resolved before a plan is made */
+	case CSG_NUM_ALGOS: /* not an algorithm */
 	default:
 		return NULL;
 	}

@@ -403,6 +403,7 @@ template <class F, cs_dtype_t D> static const void *csg_pick_op(cs_op_t op)
 		return F::template reduce<D, CS_OP_##ID>();
 		CS_OP_LIST(CSG_PICK_OP_)
 #undef CSG_PICK_OP_
+	case CS_NUM_OPS: /* CS_OP_NONE, no reduction */
 	default:
 		return NULL;
 	}
@@ -416,6 +417,7 @@ template <class F> static const void *csg_pick_reduce(cs_dtype_t d, cs_op_t op)
 		return csg_pick_op<F, CS_DTYPE_##ID>(op);
 		CS_DTYPE_LIST(CSG_PICK_DTYPE_)
 #undef CSG_PICK_DTYPE_
+	case CS_NUM_DTYPES: /* not a dtype */
 	default:
 		return NULL;
 	}

@@ -46,6 +46,32 @@ typedef struct cs_fmt {
  * jump or lookup table), usable on the device, not calls into catalog.c.
  * CS_NUM_DTYPES is not a dtype: it gets the neutral answer after the switch.
  */
+/*
+ * What the arithmetic below assumes of every catalog row, checked at
+ * compile time so that a new dtype outside it fails the build instead of
+ * computing wrongly: elements of 1, 2, 4 or 8 bytes (cs_load, cs_store);
+ * a float's precision at most 24 bits (a sum computed in double and
+ * rounded to the type is then correctly rounded) or float64 itself.
+ */
+#ifdef __cplusplus
+#define CS_ARITH_ASSERT_ static_assert
+#else
+#define CS_ARITH_ASSERT_ _Static_assert
+#endif
+#define CS_ARITH_ROW_OK_(ID, name, bytes, kind, p_, emin, emax, eb_, fn_, ...) \
+  CS_ARITH_ASSERT_((bytes) == 1 || (bytes) == 2 || (bytes) == 4 ||           \
+                       (bytes) == 8,                                           \
+                   #name ": elements are 1, 2, 4 or 8 bytes");                 \
+  CS_ARITH_ASSERT_((kind) != CS_KIND_FLOAT ||                                  \
+                       ((p_) <= 24 && 8 * (bytes) == 1 + (eb_) + (p_) - 1) ||  \
+                       ((p_) == 53 && (eb_) == 11 && (bytes) == 8),            \
+                   #name ": cs_step computes floats of at most 24 bits of "    \
+                   "precision (or float64) in double; the catalog's bytes, "   \
+                   "ebits and prec must describe one encoding");
+CS_DTYPE_LIST(CS_ARITH_ROW_OK_)
+#undef CS_ARITH_ROW_OK_
+#undef CS_ARITH_ASSERT_
+
 #define CS_ARITH_FMT_(ID, name, bytes, kind, p_, emin, emax, eb_, fn_, ...)   \
   case CS_DTYPE_##ID:                                                          \
     f.ebits = (eb_);                                                           \
