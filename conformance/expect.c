@@ -90,25 +90,47 @@ static cs_status_t bad(const struct pstate *p, const char *fmt, ...)
 	return cs_error(CS_ERR_INVALID, "%s:%d: %s", p->path, p->line, msg);
 }
 
+/* Length of the valid UTF-8 sequence of 2 to 4 bytes at s[0..n) (no
+ * overlong form, no surrogate, nothing above U+10FFFF), else 0. Reads no
+ * byte at or beyond s + n: the text is not NUL-terminated. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	size_t len = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2, k;
+	unsigned lo = 0x80, hi = 0xbf;
+
+	if (s[0] < 0xc2 || s[0] > 0xf4 || len > n)
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (k = 2; k < len; k++)
+		if (s[k] < 0x80 || s[k] > 0xbf)
+			return 0;
+	return len;
+}
+
 /* Text that may appear in a file or a path: UTF-8, no control byte but
  * tab. Returns the offset of the first bad byte, or n. */
 static size_t bad_byte(const char *s, size_t n)
 {
-	size_t i = 0;
-	int len;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, len;
 
 	while (i < n) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '\t' || (c >= 0x20 && c < 0x7f)) {
+		if (u[i] == '\t' || (u[i] >= 0x20 && u[i] < 0x7f)) {
 			i++;
 			continue;
 		}
-		if (c < 0x80)
+		if (u[i] < 0x80 || !(len = utf8_seq(u + i, n - i)))
 			return i;
-		len = cs_utf8_len(s + i);
-		if (!len || (size_t)len > n - i)
-			return i;
-		i += (size_t)len;
+		i += len;
 	}
 	return n;
 }
