@@ -571,8 +571,16 @@ static int ring_supports(cs_bcomm_t comm, const cs_backend_query_t *q,
 		      q->coll == CS_COLL_REDUCESCATTER;
 
 	(void)comm;
-	if ((unsigned)q->dtype >= CS_NUM_DTYPES)
+	/* a harness with a longer catalog may ask about entries this plugin
+	 * was compiled without: decline them (backend.h) */
+	if ((unsigned)q->dtype >= CS_NUM_DTYPES ||
+	    (unsigned)q->coll >= CS_NUM_COLLS ||
+	    (reduces && (unsigned)q->op >= CS_NUM_OPS)) {
+		snprintf(reason, len, "dtype %d, op %d or collective %d is newer "
+			 "than the catalog the ring example was built with",
+			 (int)q->dtype, (int)q->op, (int)q->coll);
 		return 0;
+	}
 	/* allgather only moves bytes: every dtype works */
 	if (reduces && !ring_can_reduce(q->dtype)) {
 		snprintf(reason, len, "the ring example has no %s arithmetic "

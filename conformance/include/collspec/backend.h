@@ -16,7 +16,17 @@
  * MPI or anything else is started: it only returns the struct.
  *
  * Dtypes, ops and collectives are those of cs_catalog.h (installed next to
- * this header). Shapes and in-place rules follow NCCL (spec/collectives.md):
+ * this header). Their enumerator VALUES are part of this ABI: a plugin
+ * receives cs_coll_t, cs_dtype_t, cs_op_t (and CS_KIND_*) as the numbers
+ * of the catalog it was compiled against, which are those of any harness
+ * of the same CS_BACKEND_ABI_VERSION. The catalog only grows at the end of
+ * its lists (tests/unit/test_catalog_abi.c pins every value); a plugin
+ * should refuse, in supports(), an enumerator at or above the CS_NUM_*
+ * it was built with. The CS_NUM_* counts are not ABI, nor therefore is the
+ * "no op" value (CS_NUM_OPS) of a collective that does not reduce: read
+ * `op` only for the collectives that reduce.
+ *
+ * Shapes and in-place rules follow NCCL (spec/collectives.md):
  *   allreduce, broadcast, reduce, sendrecv, alltoall(v): in place when
  *       sendbuff == recvbuff;
  *   allgather, gather: in place when sendbuff == recvbuff + rank*count;
