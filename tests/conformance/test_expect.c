@@ -4,7 +4,8 @@
  * naming file and line), which cases an entry selects and what it does to
  * a result (expect_apply.c: XFAIL, XPASS, the re-run line, the detail),
  * the report's verdicts, exit codes and JUnit with --expect (report.c),
- * and the failure signatures (failsig.c).
+ * and the failure signatures (failsig.c). One file for the feature, its
+ * stages in the order a result meets them, hence over 500 lines.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
