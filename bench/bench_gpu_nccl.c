@@ -49,6 +49,9 @@ static int gb_nccl_type(cs_dtype_t d)
 		return ncclFloat32;
 	case CS_DTYPE_FLOAT64:
 		return ncclFloat64;
+	case CS_DTYPE_FLOAT8_E4M3:
+	case CS_DTYPE_FLOAT8_E5M2:
+	case CS_NUM_DTYPES: /* not a dtype */
 	default:
 		return -1;
 	}

@@ -131,6 +131,11 @@ static void extents(const struct tcase *t, const size_t *cnt,
 		}
 		*rv = m;
 		return;
+	case CS_COLL_ALLREDUCE:
+	case CS_COLL_BROADCAST:
+	case CS_COLL_REDUCE:
+	case CS_COLL_SENDRECV:
+	case CS_NUM_COLLS: /* not a collective */
 	default:
 		*s = *rv = n;
 	}

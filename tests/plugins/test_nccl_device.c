@@ -158,6 +158,8 @@ static int call(cs_coll_t coll, const void *s, void *r, cs_dtype_t d,
 		return b->gather(s, r, N, d, 0, world, stream);
 	case CS_COLL_SCATTER:
 		return b->scatter(s, r, N, d, 0, world, stream);
+	case CS_COLL_SENDRECV:
+	case CS_NUM_COLLS: /* not a collective */
 	default:
 		return b->sendrecv(s, r, N, d, world, stream);
 	}
