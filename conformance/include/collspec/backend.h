@@ -4,8 +4,10 @@
  *
  * A backend is a versioned C struct of function pointers shaped like
  * NCCL's API (send and receive pointers, count, dtype, op, root, stream).
- * The built-in backends (`ref`, `mpi`) are instances of this struct, and a
- * plugin is a shared object that exports one function returning one:
+ * The built-in backends (`ref`, `mpi`, `gpu-sim`; `gpu` when built with
+ * CUDA, `nccl` and `nccl-local` with CUDA and NCCL: `collspec list` says
+ * which a binary has) are instances of this struct, and a plugin is a
+ * shared object that exports one function returning one:
  *
  *     const cs_backend_t *collspec_backend(uint32_t harness_abi_version);
  *
@@ -31,6 +33,11 @@
  *       sendbuff == recvbuff;
  *   allgather, gather: in place when sendbuff == recvbuff + rank*count;
  *   reducescatter, scatter: in place when recvbuff == sendbuff + rank*count.
+ * (For gather and scatter the rule is the root's, with rank = root.) In
+ * place, alltoall and alltoallv give the result as if every send block (at
+ * the send displacements) were read before any receive block (at the
+ * receive displacements) is written; the two layouts need not be the same.
+ * Reducescatter in place may overwrite the send buffer's other blocks.
  * For rooted collectives a buffer that is significant at the root only
  * (broadcast and scatter sendbuff, reduce and gather recvbuff) is neither
  * read nor written elsewhere. count == 0 is legal and writes nothing.
