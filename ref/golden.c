@@ -765,18 +765,25 @@ void cs_golden_reduce(cs_dtype_t d, cs_op_t op, int P, const uint64_t *x,
 		golden_int(d, op, P, x, alpha, g);
 		return;
 	}
-	if (op == CS_OP_MAX || op == CS_OP_MIN) {
+	switch (op) {
+	case CS_OP_MAX:
+	case CS_OP_MIN:
 		golden_maxmin(d, op, P, x, g);
 		return;
-	}
-	if (op == CS_OP_PROD) {
+	case CS_OP_PROD:
 		golden_prod(d, P, x, g);
-	} else {
+		break;
+	case CS_OP_SUM:
+	case CS_OP_AVG:
+	case CS_OP_PREMULSUM:
 		if (2 * P > 128 && !(t = malloc(sizeof(double) * 2 * (size_t)P)))
 			abort(); /* out of memory in the oracle: nothing sane to do */
 		golden_sumlike(d, op, P, x, alpha, t, g);
 		if (t != stack_terms)
 			free(t);
+		break;
+	case CS_NUM_OPS: /* CS_OP_NONE: no reduction (cases are validated) */
+		return;
 	}
 	/* exact-mode inputs, or a single rank (one rounding at most, which a
 	 * conforming implementation performs to nearest): only the golden bits */

@@ -18,10 +18,10 @@
 # 4. passes when the configure succeeded, the build failed, every error is
 #    a -Wswitch-enum error about the new entries (nothing else broke), and
 #    the new op is named in each file that gives ops their arithmetic
-#    (arith.h, gen.c, stats.c, backend_mpi.c, ring_plugin.c); it prints
-#    the places, per new entry. The new integer dtype needs no switch: its
-#    size, signedness and MPI type are its columns (arith.h checks at
-#    compile time that a row is one the arithmetic can compute).
+#    (arith.h, gen.c, golden.c, stats.c, backend_mpi.c, ring_plugin.c); it
+#    prints the places, per new entry. The new integer dtype needs no
+#    switch: its size, signedness and MPI type are its columns (arith.h
+#    checks at compile time that a row is one the arithmetic can compute).
 cmake_minimum_required(VERSION 3.24)
 foreach(v SOURCE_DIR WORK)
   if(NOT DEFINED ${v})
@@ -127,7 +127,7 @@ if(other)
 endif()
 # Every file that gives an op its arithmetic must be among the places:
 # one missing means a switch there takes a new op without naming it.
-foreach(f ref/include/csref/arith.h ref/gen.c ref/stats.c
+foreach(f ref/include/csref/arith.h ref/gen.c ref/golden.c ref/stats.c
           conformance/backend_mpi.c examples/ring_plugin/ring_plugin.c)
   if(NOT places_op MATCHES "(^|;)${f}:")
     message(FATAL_ERROR "no switch of ${f} named the new op band: its "
