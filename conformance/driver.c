@@ -24,6 +24,19 @@
  *                                 error (CS_ERR_UNSUPPORTED).
  * The results file is a temporary file on this machine, so rank 0 of the
  * worker must run here (mpiexec's default placement).
+ *
+ * The launcher's profile (launcher.h: Open MPI, MPICH's Hydra or generic)
+ * is detected once per run from `mpiexec --version`; it gives the launch
+ * line's options and the reading of a rank's death. To read that death,
+ * the launcher's stdout and stderr go to two temporary files that the
+ * driver copies to its own stdout and stderr as they grow (every POLL_S),
+ * keeping the last TAIL_MAX bytes of each for the crash reason (Hydra
+ * reports a rank's signal only in words, on stdout). Files, not pipes: a
+ * writer never blocks on a driver that is busy killing a launch.
+ *
+ * About 880 lines, over the project's 500: a launch's life (start, watch,
+ * end, kill what is left) reads as one unit; the launcher profiles live
+ * in launcher.c.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -41,11 +54,19 @@
 #include <time.h>
 #include <unistd.h>
 #include "driver.h"
+#include "launcher.h"
 
 #define POLL_S 0.05       /* how often the results file is read */
 #define KILL_GRACE 2.0    /* SIGTERM to SIGKILL */
 #define IDLE_GRACE 60.0   /* extra silence allowed when no case is pending */
 #define MAX_PRE 256       /* children the caller had before the run */
+#define TAIL_MAX 8192     /* bytes of each launcher stream kept */
+
+/* The mpiexec of the MPI library collspec was built with (set by the
+ * build: conformance/CMakeLists.txt); empty when unknown. */
+#ifndef CS_BUILD_MPIEXEC
+#define CS_BUILD_MPIEXEC ""
+#endif
 
 static volatile sig_atomic_t g_signal;   /* signal received, 0 if none */
 static volatile sig_atomic_t g_launcher; /* pid of the running mpiexec */
@@ -66,13 +87,25 @@ enum end_kind {
 	END_SIGNAL   /* the driver was interrupted */
 };
 
+/* One of the launcher's output streams, captured in a file (see top). */
+struct capture {
+	int fd;               /* the file (O_APPEND); -1 when not captured */
+	int to;               /* our descriptor it is copied to */
+	off_t off;            /* bytes copied so far */
+	char tail[TAIL_MAX];  /* the last bytes copied, NUL-terminated */
+	size_t tail_len;
+	char path[PATH_MAX];
+};
+
 struct driver {
 	const cs_driver_opts_t *o;
 	cs_result_sink_t sink;
 	void *ctx;
 	char mpiexec[PATH_MAX];
+	cs_launcher_kind_t kind; /* the launcher's profile */
 	char results[PATH_MAX];
 	int fd;
+	struct capture cap[2];   /* the launcher's stdout, stderr */
 	pid_t pre[MAX_PRE]; /* the caller's own children: never touched */
 	int npre;
 	struct sigaction old[3];
@@ -141,6 +174,13 @@ static cs_status_t find_launcher(const char *name, char *out, size_t n)
 	return cs_error(CS_ERR_UNSUPPORTED, "mpiexec not found: no '%s' on "
 			"PATH (%s); install MPI or pass the launcher's path",
 			name, path ? path : "unset");
+}
+
+const char *cs_driver_default_launcher(void)
+{
+	if (*CS_BUILD_MPIEXEC && executable(CS_BUILD_MPIEXEC))
+		return CS_BUILD_MPIEXEC;
+	return "mpiexec";
 }
 
 /* ---- processes ---------------------------------------------------------- */
@@ -278,6 +318,105 @@ static void end_launch(const struct driver *d, struct launch *l)
 	g_launcher = 0;
 }
 
+/* ---- the launcher's output ---------------------------------------------- */
+
+/* Temporary files for the launcher's stdout and stderr (launcher mode);
+ * cap[i].fd stays -1 when not captured. */
+static cs_status_t open_captures(struct driver *d, const char *dir)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		struct capture *c = &d->cap[i];
+
+		c->to = i ? STDERR_FILENO : STDOUT_FILENO;
+		if (d->o->no_launcher)
+			continue;
+		snprintf(c->path, sizeof c->path, "%s/collspec-%s-XXXXXX", dir,
+			 i ? "stderr" : "stdout");
+		c->fd = mkostemp(c->path, O_APPEND);
+		if (c->fd < 0)
+			return cs_error(CS_ERR_IO, "cannot create a file for "
+					"mpiexec's output in %s: %s", dir,
+					strerror(errno));
+	}
+	return CS_OK;
+}
+
+static void close_captures(struct driver *d)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (d->cap[i].fd < 0)
+			continue;
+		close(d->cap[i].fd);
+		unlink(d->cap[i].path);
+		d->cap[i].fd = -1;
+	}
+}
+
+/* Empty the capture files before a launch. */
+static cs_status_t reset_captures(struct driver *d)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		struct capture *c = &d->cap[i];
+
+		c->off = 0;
+		c->tail_len = 0;
+		c->tail[0] = '\0';
+		if (c->fd >= 0 && ftruncate(c->fd, 0) != 0)
+			return cs_error(CS_ERR_IO, "cannot reset %s: %s",
+					c->path, strerror(errno));
+	}
+	return CS_OK;
+}
+
+/* Keep the last TAIL_MAX - 1 bytes seen in c->tail. */
+static void keep_tail(struct capture *c, const char *b, size_t k)
+{
+	size_t room = TAIL_MAX - 1;
+
+	if (k >= room) {
+		memcpy(c->tail, b + k - room, room);
+		c->tail_len = room;
+	} else {
+		if (c->tail_len + k > room) {
+			size_t drop = c->tail_len + k - room;
+
+			memmove(c->tail, c->tail + drop, c->tail_len - drop);
+			c->tail_len -= drop;
+		}
+		memcpy(c->tail + c->tail_len, b, k);
+		c->tail_len += k;
+	}
+	c->tail[c->tail_len] = '\0';
+}
+
+/* Copy what the launcher wrote since last time to our stdout/stderr. */
+static void drain_captures(struct driver *d)
+{
+	char b[8192];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		struct capture *c = &d->cap[i];
+		ssize_t k;
+
+		while (c->fd >= 0 &&
+		       (k = pread(c->fd, b, sizeof b, c->off)) > 0) {
+			ssize_t w = 0, done;
+
+			for (done = 0; done < k && w >= 0; done += w)
+				w = write(c->to, b + done, (size_t)(k - done));
+			c->off += k;
+			keep_tail(c, b, (size_t)k);
+		}
+	}
+}
+
 /* ---- launching ---------------------------------------------------------- */
 
 /* argv of one launch; strings point into o, d and the number buffers. */
@@ -285,7 +424,8 @@ static char **launch_argv(const struct driver *d, int P, size_t first,
 			  char *np, char *kfirst)
 {
 	const cs_driver_opts_t *o = d->o;
-	char **argv = calloc((size_t)o->nworker_args + 16, sizeof *argv);
+	char **argv = calloc((size_t)o->nworker_args + 16 +
+			     CS_LAUNCHER_MAX_FLAGS, sizeof *argv);
 	int a = 0, i;
 
 	if (!argv)
@@ -293,12 +433,14 @@ static char **launch_argv(const struct driver *d, int P, size_t first,
 	snprintf(np, 16, "%d", P);
 	snprintf(kfirst, 32, "%zu", first);
 	if (!o->no_launcher) {
+		const char *flags[CS_LAUNCHER_MAX_FLAGS];
+		int nf = cs_launcher_flags(d->kind, (unsigned)geteuid(), flags);
+
 		argv[a++] = (char *)d->mpiexec;
 		argv[a++] = "-n";
 		argv[a++] = np;
-		argv[a++] = "--oversubscribe";
-		if (geteuid() == 0)
-			argv[a++] = "--allow-run-as-root";
+		for (i = 0; i < nf; i++)
+			argv[a++] = (char *)flags[i];
 	}
 	argv[a++] = (char *)o->self;
 	argv[a++] = "run";
@@ -326,8 +468,9 @@ static void echo_argv(char **argv)
 	fputc('\n', stderr);
 }
 
-/* In the child: a session of its own, stdin from /dev/null, then exec. */
-static void exec_child(char **argv)
+/* In the child: a session of its own, stdin from /dev/null, stdout and
+ * stderr into the capture files (when captured), then exec. */
+static void exec_child(const struct driver *d, char **argv)
 {
 	sigset_t none;
 	int fd, i;
@@ -338,6 +481,9 @@ static void exec_child(char **argv)
 		dup2(fd, STDIN_FILENO);
 		close(fd);
 	}
+	for (i = 0; i < 2; i++)
+		if (d->cap[i].fd >= 0)
+			dup2(d->cap[i].fd, d->cap[i].to);
 	for (i = 0; i < 3; i++)
 		signal(caught[i], SIG_DFL);
 	sigemptyset(&none);
@@ -355,6 +501,8 @@ static cs_status_t start_launch(struct driver *d, int P, struct launch *l)
 	if (ftruncate(d->fd, 0) != 0)
 		return cs_error(CS_ERR_IO, "cannot reset results file %s: %s",
 				d->results, strerror(errno));
+	if (reset_captures(d) != CS_OK)
+		return CS_ERR_IO;
 	argv = launch_argv(d, P, l->first, np, kfirst);
 	if (!argv)
 		return cs_error(CS_ERR_NOMEM, "driver: out of memory");
@@ -363,7 +511,7 @@ static cs_status_t start_launch(struct driver *d, int P, struct launch *l)
 	fflush(NULL);
 	l->pid = fork();
 	if (l->pid == 0)
-		exec_child(argv);
+		exec_child(d, argv);
 	free(argv);
 	if (l->pid < 0)
 		return cs_error(CS_ERR_IO, "cannot fork to launch %s: %s",
@@ -450,6 +598,7 @@ static cs_status_t watch_launch(struct driver *d, struct launch *l,
 			*end = END_SIGNAL;
 			return st;
 		}
+		drain_captures(d);
 		if (wait_launcher(l, 0)) {
 			st = read_results(d, l); /* what it wrote last */
 			*end = l->has_pending ? END_CRASH : END_OK;
@@ -468,25 +617,28 @@ static cs_status_t watch_launch(struct driver *d, struct launch *l,
 	}
 }
 
-/* One line on how the launcher (or the launcher-less worker) ended. */
+/* One line on how the launcher (or the launcher-less worker) ended; the
+ * launcher's own words on a rank's death are read by its profile. */
 static void describe_end(const struct driver *d, const struct launch *l,
 			 enum end_kind end, char *buf, size_t n)
 {
-	const char *who = d->o->no_launcher ? "the worker" : "mpiexec";
-	int s = l->status, code = WIFEXITED(s) ? WEXITSTATUS(s) : -1;
+	int s = l->status;
+	char out[2 * TAIL_MAX + 2];
 
-	if (end == END_SILENT)
+	if (end == END_SILENT) {
 		snprintf(buf, n, "no output for %.3g s",
 			 d->o->case_timeout + IDLE_GRACE);
-	else if (WIFSIGNALED(s))
-		snprintf(buf, n, "%s was killed by signal %d (%s)", who,
+	} else if (!d->o->no_launcher) {
+		snprintf(out, sizeof out, "%s\n%s", d->cap[0].tail,
+			 d->cap[1].tail);
+		cs_launcher_describe(d->kind, s, out, buf, n);
+	} else if (WIFSIGNALED(s)) {
+		snprintf(buf, n, "the worker was killed by signal %d (%s)",
 			 WTERMSIG(s), strsignal(WTERMSIG(s)));
-	else if (code > 128 && code < 128 + 65)
-		snprintf(buf, n, "%s exited with status %d: a rank died "
-			 "of signal %d (%s)", who, code, code - 128,
-			 strsignal(code - 128));
-	else
-		snprintf(buf, n, "%s exited with status %d", who, code);
+	} else {
+		snprintf(buf, n, "the worker exited with status %d",
+			 WIFEXITED(s) ? WEXITSTATUS(s) : -1);
+	}
 }
 
 /* FAIL "crash" or "hang" for the case the launch was running. */
@@ -494,7 +646,7 @@ static void emit_failure(struct driver *d, const struct launch *l, int P,
 			 enum end_kind end)
 {
 	cs_result_t r = l->pending;
-	char how[160];
+	char how[256];
 
 	r.verdict = CS_V_FAIL;
 	r.detail[0] = '\0';
@@ -534,6 +686,7 @@ static cs_status_t one_launch(struct driver *d, int P, struct launch *l,
 		st = watch_launch(d, l, end);
 	if (l->pid > 0)
 		end_launch(d, l);
+	drain_captures(d); /* its last words: the crash reason reads them */
 	free(l->buf);
 	l->buf = NULL;
 	return st;
@@ -547,7 +700,7 @@ static cs_status_t run_world(struct driver *d, int P, size_t ncases)
 	for (;;) {
 		struct launch l;
 		enum end_kind end;
-		char how[160];
+		char how[256];
 		cs_status_t st;
 
 		if (first >= ncases) /* nothing (left) to run at this size */
@@ -608,20 +761,56 @@ static cs_status_t check_opts(const cs_driver_opts_t *o, cs_result_sink_t sink)
 	return CS_OK;
 }
 
-static cs_status_t open_results(struct driver *d)
+/* The results file and the capture files, in TMPDIR (or /tmp). */
+static cs_status_t open_files(struct driver *d)
 {
 	const char *dir = getenv("TMPDIR");
 
 	if (!dir || !*dir)
 		dir = "/tmp";
-	if ((size_t)snprintf(d->results, sizeof d->results,
-			     "%s/collspec-results-XXXXXX", dir) >= sizeof d->results)
+	if (strlen(dir) + 32 >= sizeof d->results)
 		return cs_error(CS_ERR_IO, "TMPDIR is too long");
+	snprintf(d->results, sizeof d->results, "%s/collspec-results-XXXXXX",
+		 dir);
 	d->fd = mkstemp(d->results);
 	if (d->fd < 0)
 		return cs_error(CS_ERR_IO, "cannot create a results file in "
 				"%s: %s", dir, strerror(errno));
-	return CS_OK;
+	return open_captures(d, dir);
+}
+
+/* The launcher's path and profile (nothing to find without a launcher). */
+static cs_status_t find_profile(struct driver *d)
+{
+	const cs_driver_opts_t *o = d->o;
+	char version[160];
+	cs_status_t st;
+
+	d->kind = CS_LAUNCHER_GENERIC;
+	if (o->no_launcher) {
+		snprintf(d->mpiexec, sizeof d->mpiexec, "%s", o->self);
+		return CS_OK;
+	}
+	st = find_launcher(o->mpiexec ? o->mpiexec
+				       : cs_driver_default_launcher(),
+			   d->mpiexec, sizeof d->mpiexec);
+	if (st == CS_OK)
+		st = cs_launcher_detect(d->mpiexec, &d->kind, version,
+					sizeof version);
+	if (st == CS_OK && o->verbose)
+		fprintf(stderr, "collspec: %s is %s (%s)\n", d->mpiexec,
+			cs_launcher_name(d->kind),
+			*version ? version : "its --version printed nothing");
+	return st;
+}
+
+static void close_files(struct driver *d)
+{
+	if (d->fd >= 0) {
+		close(d->fd);
+		unlink(d->results);
+	}
+	close_captures(d);
 }
 
 /* Signal handlers and subreaper for the run; undone by restore(). */
@@ -672,14 +861,12 @@ cs_status_t cs_driver_run(const cs_driver_opts_t *o, cs_result_sink_t sink,
 	d->o = o;
 	d->sink = sink;
 	d->ctx = ctx;
-	if (o->no_launcher)
-		snprintf(d->mpiexec, sizeof d->mpiexec, "%s", o->self);
-	else
-		st = find_launcher(o->mpiexec ? o->mpiexec : "mpiexec",
-				   d->mpiexec, sizeof d->mpiexec);
+	d->fd = d->cap[0].fd = d->cap[1].fd = -1;
+	st = find_profile(d);
 	if (st == CS_OK)
-		st = open_results(d);
+		st = open_files(d);
 	if (st != CS_OK) {
+		close_files(d);
 		free(d);
 		return st;
 	}
@@ -690,8 +877,7 @@ cs_status_t cs_driver_run(const cs_driver_opts_t *o, cs_result_sink_t sink,
 		st = run_world(d, o->nsizes > 0 ? o->sizes[i] : o->rmin + i,
 			       o->ncases ? o->ncases[i] : (size_t)-1);
 	restore(d);
-	close(d->fd);
-	unlink(d->results);
+	close_files(d);
 	free(d);
 	sig = g_signal;
 	g_signal = 0;

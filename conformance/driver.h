@@ -15,6 +15,14 @@
  * FAIL with check "hang" (the whole process group is then killed, no orphans
  * left). The driver then relaunches with --first at the next case. The
  * first launch at each world size starts at cs_driver_opts_t.first.
+ *
+ * Launchers: the driver runs `mpiexec --version` once and follows the
+ * profile it recognises (launcher.h): Open MPI (`-n P --oversubscribe`,
+ * plus `--allow-run-as-root` as root), MPICH's Hydra (`-n P`), or a
+ * generic one (`-n P`). A crash's reason names the signal a rank died of
+ * the same way for each ("a rank died of signal 11 (Segmentation
+ * fault)"), read from mpiexec's exit status and its messages, which the
+ * driver passes on to its own stdout and stderr.
  */
 #ifndef CS_DRIVER_H
 #define CS_DRIVER_H
@@ -28,7 +36,8 @@ typedef struct cs_driver_opts {
   double case_timeout;     /* seconds without a final line before "hang" */
   size_t first;            /* at every world size, start at case index
                               first (the earlier cases are not run) */
-  const char *mpiexec;     /* launcher; NULL: "mpiexec" from PATH */
+  const char *mpiexec;     /* launcher, its profile detected from its
+                              --version; NULL: cs_driver_default_launcher() */
   const char *self;        /* path of the collspec binary (/proc/self/exe) */
   char *const *worker_args; /* run arguments given to every worker, without
                                --ranks, --results, --first */
@@ -50,6 +59,15 @@ typedef struct cs_driver_opts {
    * failed, and a size with no case is not launched */
   const size_t *ncases;
 } cs_driver_opts_t;
+
+/*
+ * The launcher used when none is named: the mpiexec of the MPI library
+ * collspec was built with (its absolute path, recorded by the build) while
+ * that file is executable, else "mpiexec", looked up on PATH. A collspec
+ * built against MPICH thus launches with MPICH's mpiexec even where PATH's
+ * mpiexec is Open MPI's (Debian's alternatives).
+ */
+const char *cs_driver_default_launcher(void);
 
 /* Called once per final result, in case order within each world size. */
 typedef void (*cs_result_sink_t)(const cs_result_t *r, void *ctx);

@@ -61,7 +61,8 @@ static const char run_usage[] =
 "  --timeout S          seconds a case may run before it is a hang\n"
 "                       (default %g, at most %g)\n"
 "  --first K            start at case K of every world size\n"
-"  --mpiexec PATH       the launcher (default: mpiexec from PATH)\n"
+"  --mpiexec PATH       the launcher (default: the build's MPI's mpiexec,\n"
+"                       else mpiexec from PATH)\n"
 "worker protocol (used by the driver):\n"
 "  --results FILE\n"
 "\n"
@@ -1371,7 +1372,8 @@ static int driver_preflight(const cs_run_opts_t *o, int pmax,
 		return 2;
 	}
 	if (info->proc_model != CS_PROC_ALL_IN_PROCESS &&
-	    !launcher_found(o->mpiexec ? o->mpiexec : "mpiexec")) {
+	    !launcher_found(o->mpiexec ? o->mpiexec
+				       : cs_driver_default_launcher())) {
 		fprintf(stderr, "collspec run: mpiexec not found: %s (install an "
 			"MPI, or name the launcher with --mpiexec PATH)\n",
 			o->mpiexec ? o->mpiexec : "no 'mpiexec' on PATH");

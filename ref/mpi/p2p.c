@@ -138,13 +138,36 @@ static cs_status_t waitall_error(const cs_p2p_t *b, int rc)
 			       b->n);
 }
 
+/*
+ * MPI_Waitall whose errors come back as its return value. An error of a
+ * communication belongs to its communicator's handler, MPI_ERRORS_RETURN
+ * on ours, but MPICH 4.0 raises MPI_Wait's and MPI_Waitall's errors on
+ * MPI_COMM_WORLD's handler, which aborts by default
+ * (docs/findings/mpich-4.0-wait-errhandler.md). So MPI_COMM_WORLD returns
+ * errors for the duration of the call and then gets its handler back
+ * (the reference makes no MPI call from other threads meanwhile).
+ */
+static int waitall_returning(cs_p2p_t *b)
+{
+	MPI_Errhandler old;
+	int rc;
+
+	if (MPI_Comm_get_errhandler(MPI_COMM_WORLD, &old) != MPI_SUCCESS)
+		return MPI_Waitall((int)b->n, b->req, b->stat);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	rc = MPI_Waitall((int)b->n, b->req, b->stat);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, old);
+	MPI_Errhandler_free(&old);
+	return rc;
+}
+
 cs_status_t cs_p2p_wait(cs_p2p_t *b)
 {
 	cs_status_t st = b->st;
 	int rc;
 
 	if (b->n > 0) {
-		rc = MPI_Waitall((int)b->n, b->req, b->stat);
+		rc = waitall_returning(b);
 		/* after a failed post, its message is the one kept */
 		if (st == CS_OK && rc != MPI_SUCCESS)
 			st = waitall_error(b, rc);

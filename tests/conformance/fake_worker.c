@@ -4,8 +4,9 @@
  *
  *   fake_worker run --results FILE --first K [ignored arguments]
  *
- * Rank 0 (from OMPI_COMM_WORLD_RANK) appends a "start" line and a final
- * PASS line for each of the fake cases K..N-1 to FILE. Environment:
+ * Rank 0 (from OMPI_COMM_WORLD_RANK, or PMI_RANK under MPICH's Hydra)
+ * appends a "start" line and a final PASS line for each of the fake cases
+ * K..N-1 to FILE. Environment:
  *   CS_FAKE_NCASES=N     number of cases (default 5)
  *   CS_FAKE_CRASH=i      rank 0 dies of SIGSEGV after starting case i
  *   CS_FAKE_HANG=i       every rank stops forever when case i starts
@@ -115,8 +116,10 @@ int main(int argc, char **argv)
 	long first = 0, n = env_long("CS_FAKE_NCASES", 5);
 	long crash = env_long("CS_FAKE_CRASH", -1);
 	long hang = env_long("CS_FAKE_HANG", -1);
-	int rank = (int)env_long("OMPI_COMM_WORLD_RANK", 0);
-	int P = (int)env_long("OMPI_COMM_WORLD_SIZE", 1), i;
+	int rank = (int)env_long("OMPI_COMM_WORLD_RANK",
+				 env_long("PMI_RANK", 0));
+	int P = (int)env_long("OMPI_COMM_WORLD_SIZE", env_long("PMI_SIZE", 1));
+	int i;
 	char line[64];
 
 	for (i = 1; i + 1 < argc; i++) {
@@ -132,9 +135,13 @@ int main(int argc, char **argv)
 	if (env_long("CS_FAKE_CHILD", 0) && fork() == 0) {
 		int null = open("/dev/null", O_RDWR);
 
-		/* off mpiexec's output pipes, so that it does not wait for us */
+		/* off mpiexec's output pipes and, for Hydra, its PMI socket
+		 * (PMI_FD), so that it does not wait for us */
 		for (i = 0; i < 3 && null >= 0; i++)
 			dup2(null, i);
+		for (i = 3; i < 1024; i++)
+			if (i != null)
+				close(i);
 		note_pid();
 		forever();
 	}

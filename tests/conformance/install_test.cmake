@@ -4,7 +4,11 @@
 # that project's own test, which validates the plugin with the installed
 # collspec (CollSpec::collspec) on the quick suite.
 #
-#   cmake -DBUILD_DIR=b -DSOURCE_DIR=s -DWORK=w -DCC=cc -P install_test.cmake
+#   cmake -DBUILD_DIR=b -DSOURCE_DIR=s -DWORK=w -DCC=cc
+#         [-DMPICC=mpicc -DMPIEXEC=mpiexec] -P install_test.cmake
+# MPICC and MPIEXEC, the build's MPI, go to the example's configure: its
+# plugin must link the MPI library collspec was built with (Debian can
+# hold Open MPI and MPICH side by side).
 cmake_minimum_required(VERSION 3.24)
 foreach(v BUILD_DIR SOURCE_DIR WORK CC)
   if(NOT DEFINED ${v})
@@ -45,8 +49,15 @@ file(WRITE ${WORK}/alone.c "#include \"collspec/backend.h\"\n"
 step("the installed header alone" ${CC} -std=c11 -Wall -Werror
   -I${prefix}/include -c ${WORK}/alone.c -o ${WORK}/alone.o)
 
+set(mpi_args "")
+if(MPICC)
+  list(APPEND mpi_args -DMPI_C_COMPILER=${MPICC})
+endif()
+if(MPIEXEC)
+  list(APPEND mpi_args -DMPIEXEC_EXECUTABLE=${MPIEXEC})
+endif()
 step("configure the example" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/ring_plugin
-  -B ${ring} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_C_COMPILER=${CC})
+  -B ${ring} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_C_COMPILER=${CC} ${mpi_args})
 if(NOT step_out MATCHES "CollSpec [0-9.]+ \\(plugin ABI [0-9]+\\): ${prefix}/bin/collspec")
   message(FATAL_ERROR "the example did not find the installed collspec:\n"
     "${step_out}")
