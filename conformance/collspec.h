@@ -323,9 +323,10 @@ typedef struct cs_report_opts {
 
 typedef struct cs_report cs_report_t;
 
-/* Open the report files (truncating them). Fails with CS_ERR_IO naming an
- * unwritable path (or a JUnit path that cannot be rewritten in place: a
- * pipe) before anything is written; with o->expect, first reads that
+/* Open the report files (emptying them once both are open). Fails with
+ * CS_ERR_IO naming an unwritable path (or a JUnit path that cannot be
+ * rewritten in place: a pipe) before anything is written, leaving both
+ * files as they were (a file it had to create is removed again); with o->expect, first reads that
  * file, and fails as cs_expect_load does (naming file, line and problem)
  * before any report file is touched. */
 cs_status_t cs_report_open(const cs_report_opts_t *o, cs_report_t **out);

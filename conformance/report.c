@@ -20,10 +20,13 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include "collspec.h"
 #include "expect.h"
 #include "failsig.h"
@@ -307,16 +310,49 @@ static void junit_case(cs_report_t *r, const cs_result_t *res)
 
 /* ---- opening ------------------------------------------------------------- */
 
-static cs_status_t open_file(const char *path, const char *what, FILE **out)
+/*
+ * Open path for reading and writing without truncating it, into *out;
+ * *created says whether this call made the file. Both reports are opened
+ * so before either is emptied (empty_file), so that a report that cannot
+ * be opened leaves the other one as it was.
+ */
+static cs_status_t open_file(const char *path, const char *what, FILE **out,
+			     int *created)
 {
+	int fd;
+
 	*out = NULL;
+	*created = 0;
 	if (!path)
 		return CS_OK;
-	*out = fopen(path, "w+");
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		*created = fd >= 0;
+	}
+	if (fd >= 0 && !(*out = fdopen(fd, "w+"))) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
 	if (!*out)
 		return cs_error(CS_ERR_IO, "cannot write the %s report '%s': %s",
 				what, path, strerror(errno));
 	return CS_OK;
+}
+
+/* Empty an opened report (a regular file; anything else, such as a pipe,
+ * has nothing to empty). */
+static cs_status_t empty_file(FILE *f, const char *path, const char *what)
+{
+	struct stat st;
+
+	if (!f || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) ||
+	    ftruncate(fileno(f), 0) == 0)
+		return CS_OK;
+	return cs_error(CS_ERR_IO, "cannot write the %s report '%s': %s", what,
+			path, strerror(errno));
 }
 
 /* The JUnit document is rewritten in place after every case. */
@@ -334,6 +370,7 @@ static int free_report(cs_report_t *r);
 cs_status_t cs_report_open(const cs_report_opts_t *o, cs_report_t **out)
 {
 	cs_report_t *r = calloc(1, sizeof *r);
+	int made[2] = { 0, 0 };
 	cs_status_t st;
 
 	if (!r)
@@ -353,10 +390,17 @@ cs_status_t cs_report_open(const cs_report_opts_t *o, cs_report_t **out)
 		free_report(r);
 		return st;
 	}
-	if ((st = open_file(o->json, "JSON", &r->json)) != CS_OK ||
-	    (st = open_file(o->junit, "JUnit", &r->junit)) != CS_OK ||
-	    (st = check_seekable(r->junit, o->junit)) != CS_OK) {
+	if ((st = open_file(o->json, "JSON", &r->json, &made[0])) != CS_OK ||
+	    (st = open_file(o->junit, "JUnit", &r->junit, &made[1])) != CS_OK ||
+	    (st = check_seekable(r->junit, o->junit)) != CS_OK ||
+	    (st = empty_file(r->json, o->json, "JSON")) != CS_OK ||
+	    (st = empty_file(r->junit, o->junit, "JUnit")) != CS_OK) {
 		free_report(r);
+		/* a file made here for nothing goes again */
+		if (made[0])
+			unlink(o->json);
+		if (made[1])
+			unlink(o->junit);
 		return st;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);

@@ -219,6 +219,37 @@ static void test_unwritable_path(void **state)
 	assert_non_null(strstr(cs_last_error(), "/nonexistent-dir/r.xml"));
 }
 
+/* A JUnit path that cannot be opened leaves the JSON report as it was:
+ * an existing file keeps its bytes, a missing one is not created. */
+static void test_unwritable_keeps_other(void **state)
+{
+	cs_report_opts_t o;
+	cs_report_t *rep = NULL;
+	char json[64];
+	FILE *f;
+
+	(void)state;
+	snprintf(json, sizeof json, "test_report_%d_keep.jsonl", (int)getpid());
+	f = fopen(json, "w");
+	assert_non_null(f);
+	fputs("earlier run\n", f);
+	fclose(f);
+	memset(&o, 0, sizeof o);
+	o.json = json;
+	o.junit = "/nonexistent-dir/r.xml";
+	o.backend = "ref";
+	o.suite = "quick";
+	assert_int_equal(cs_report_open(&o, &rep), CS_ERR_IO);
+	assert_null(rep);
+	assert_string_equal(slurp(json), "earlier run\n");
+	remove(json);
+	assert_int_equal(cs_report_open(&o, &rep), CS_ERR_IO);
+	f = fopen(json, "r");
+	assert_null(f); /* not created for nothing */
+	if (f)
+		fclose(f);
+}
+
 /* ---- any bytes, write errors, a failed load (issue 7, part 5) ----------- */
 
 /* 1 when buf is valid UTF-8 as glibc's iconv decodes it. */
@@ -459,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_files_valid_after_each_case),
 		cmocka_unit_test(test_abort_marks_files),
 		cmocka_unit_test(test_unwritable_path),
+		cmocka_unit_test(test_unwritable_keeps_other),
 		cmocka_unit_test(test_any_bytes),
 		cmocka_unit_test(test_long_suite_name),
 		cmocka_unit_test(test_xml_nonchars),
