@@ -125,14 +125,25 @@ static size_t read_until(int fd, char *buf, size_t cap, double deadline)
 	return len;
 }
 
-/* Copy the first non-empty line of text, without leading blanks. */
-static void first_line(const char *text, char *out, size_t n)
+/* The line of text that names the version: the one holding "Version:"
+ * (Hydra prints a table), else the first non-empty one; blanks squeezed. */
+static void version_line(const char *text, char *out, size_t n)
 {
-	size_t len;
+	const char *p = strstr(text, "Version:");
+	size_t k = 0;
 
-	text += strspn(text, " \t\r\n");
-	len = strcspn(text, "\r\n");
-	snprintf(out, n, "%.*s", (int)len, text);
+	if (p)
+		while (p > text && p[-1] != '\n')
+			p--;
+	else
+		p = text + strspn(text, " \t\r\n");
+	p += strspn(p, " \t");
+	for (; *p && *p != '\n' && *p != '\r' && k + 1 < n; p++) {
+		if ((*p == ' ' || *p == '\t') && k && out[k - 1] == ' ')
+			continue;
+		out[k++] = *p == '\t' ? ' ' : *p;
+	}
+	out[k] = '\0';
 }
 
 cs_status_t cs_launcher_detect(const char *path, cs_launcher_kind_t *kind,
@@ -174,7 +185,7 @@ cs_status_t cs_launcher_detect(const char *path, cs_launcher_kind_t *kind,
 	}
 	*kind = cs_launcher_kind_of(text);
 	if (version)
-		first_line(text, version, n);
+		version_line(text, version, n);
 	free(text);
 	return CS_OK;
 }

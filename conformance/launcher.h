@@ -43,8 +43,9 @@ cs_launcher_kind_t cs_launcher_kind_of(const char *text);
 
 /*
  * Run `path --version` (stdin from /dev/null, at most 10 s, killed after)
- * and return its profile in *kind. The first line of what it printed goes
- * to version (NUL-terminated, cut to n bytes) when version is not NULL.
+ * and return its profile in *kind. The line of what it printed that names
+ * the version (the one holding "Version:", else the first) goes to version
+ * (NUL-terminated, cut to n bytes) when version is not NULL.
  * CS_ERR_INVALID on NULL arguments, CS_ERR_IO (CS_ERR_NOMEM) when it
  * cannot be started;
  * a launcher that runs but prints nothing known is GENERIC, not an error.

@@ -198,7 +198,7 @@ static void test_detect(void **state)
 	fake_launcher(path, hydra_version);
 	assert_int_equal(cs_launcher_detect(path, &k, v, sizeof v), CS_OK);
 	assert_int_equal(k, CS_LAUNCHER_HYDRA);
-	assert_string_equal(v, "HYDRA build details:");
+	assert_string_equal(v, "Version: 4.0.2");
 	fake_launcher(path, ompi_version);
 	assert_int_equal(cs_launcher_detect(path, &k, v, sizeof v), CS_OK);
 	assert_int_equal(k, CS_LAUNCHER_OPENMPI);
