@@ -211,9 +211,12 @@ static int nb_is_fp8(cs_dtype_t d)
 	return d == CS_DTYPE_FLOAT8_E4M3 || d == CS_DTYPE_FLOAT8_E5M2;
 }
 
-/* The NCCL type of d, or a recorded failure. */
+/* The NCCL type of d, or a recorded failure. *nt is set on every path:
+ * GCC 12 at -O3 cannot see that a failure is non-zero, and would take
+ * the callers' nt for possibly uninitialized. */
 static int nb_type(cs_dtype_t d, ncclDataType_t *nt)
 {
+	*nt = ncclInt8;
 	if ((unsigned)d >= CS_NUM_DTYPES)
 		return nb_fail(NB_EINVAL, "unknown dtype %d", (int)d);
 	if (nb_types[d] == NB_NO_TYPE)
@@ -615,6 +618,7 @@ static int nb_enter(struct nb_comm *c, void *stream, cudaStream_t *st)
 {
 	int rc;
 
+	*st = (cudaStream_t)stream; /* set on every path, as in nb_type */
 	if (!c)
 		return nb_fail(NB_EINVAL, "NULL communicator");
 	if ((rc = nb_grouped(c, "a collective")) != 0 ||

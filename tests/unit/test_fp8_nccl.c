@@ -238,7 +238,7 @@ static void element(int P, const uint8_t *x, const uint8_t *a,
 {
 	uint64_t xb[3], ab[3], key = 0;
 	struct seen s[NMODELS];
-	uint8_t y[3];
+	uint8_t y[3] = {0, 0, 0}; /* y[P..2] unused; GCC 12 -O3 cannot tell */
 	cs_golden_t g;
 	int q, m;
 
