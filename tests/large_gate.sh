@@ -6,7 +6,7 @@
 need_gib=$1
 shift
 if [ "${CS_TEST_LARGE:-0}" != 1 ]; then
-	echo "skipped: label large (about $need_gib GiB of memory): run it" \
+	echo "skipped: label large (needs $need_gib GiB of free memory): run it" \
 		"with CS_TEST_LARGE=1 ctest -L large, or scripts/test.sh's" \
 		"large stage"
 	exit 77
