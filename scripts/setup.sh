@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
 # setup.sh - make this checkout ready to run: install the Debian packages
 # CollSpec needs (only those missing), put nvcc on PATH if it is installed
-# but not found, then configure and build into ./build.
+# but not found, then configure and build into ./build (against Open MPI)
+# or, with CS_MPI=mpich, into ./build-mpich (against MPICH; build/ is left
+# as it is, so both can live side by side).
 #
 # Idempotent: a second run installs nothing and rebuilds only what changed.
 # Run it (bash scripts/setup.sh) or source it from a script: sourced, it
 # also leaves PATH, the Open MPI root settings, `set -euo pipefail` and the
 # repository root as working directory in the caller, which is how
-# scripts/run.sh and scripts/test.sh use it. A failure exits with a message
+# scripts/run.sh and scripts/test.sh use it; sourced, it also sets
+# cs_build_dir to the folder it built. A failure exits with a message
 # naming the step that failed.
 #
 # Environment:
 #   CS_CUDA        AUTO (default: build the CUDA parts when nvcc works),
 #                  ON (required) or OFF
 #   CS_BUILD_TYPE  CMake build type (default RelWithDebInfo)
+#   CS_MPI         openmpi (default: Debian's openmpi-bin, libopenmpi-dev,
+#                  into build/) or mpich (mpich, libmpich-dev, into
+#                  build-mpich/, with mpicc.mpich and mpiexec.mpich)
 #   CS_SKIP_APT=1  never call apt-get (report missing packages instead)
 #   CS_SETUP_FUZZ=1  also install clang and libFuzzer (scripts/test.sh sets
 #                  it for its fuzz stage)
@@ -31,8 +37,11 @@ cs_note() {
 
 # Debian packages the build and the tests need.
 cs_packages() {
-	echo cmake gcc make pkg-config openmpi-bin libopenmpi-dev \
-		libcmocka-dev check
+	echo cmake gcc make pkg-config libcmocka-dev check
+	case "${CS_MPI:-openmpi}" in
+	mpich) echo mpich libmpich-dev ;;
+	*) echo openmpi-bin libopenmpi-dev ;;
+	esac
 	# nvcc compiles host code with g++: needed only for the CUDA parts.
 	if [ "${CS_CUDA:-AUTO}" != OFF ] && command -v nvcc >/dev/null; then
 		echo g++
@@ -88,26 +97,48 @@ cs_mpi_root_env() {
 	fi
 }
 
+# The build folder and the MPI options of CS_MPI (cs_build_dir, cs_mpi_args).
+cs_mpi_choice() {
+	case "${CS_MPI:-openmpi}" in
+	openmpi)
+		cs_build_dir=build
+		cs_mpi_args=()
+		;;
+	mpich)
+		# Debian's alternatives make mpicc and mpiexec Open MPI's when
+		# both are installed: name MPICH's own.
+		cs_build_dir=build-mpich
+		cs_mpi_args=(-DMPI_C_COMPILER=/usr/bin/mpicc.mpich
+			-DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich)
+		;;
+	*) cs_die "CS_MPI must be openmpi or mpich, not '${CS_MPI}'" ;;
+	esac
+}
+
 cs_configure_and_build() {
 	local cuda="${CS_CUDA:-AUTO}" type="${CS_BUILD_TYPE:-RelWithDebInfo}"
+	local b="$cs_build_dir"
 
 	case "$cuda" in
 	AUTO | ON | OFF) ;;
 	*) cs_die "CS_CUDA must be AUTO, ON or OFF, not '$cuda'" ;;
 	esac
-	cs_note "configuring build/ ($type, CS_CUDA=$cuda)"
-	cmake -S . -B build -DCMAKE_BUILD_TYPE="$type" -DCS_CUDA="$cuda" ||
-		cs_die "configuring failed (cmake -S . -B build" \
-			"-DCMAKE_BUILD_TYPE=$type -DCS_CUDA=$cuda); see above." \
-			"A build/ made elsewhere can be removed: rm -rf build"
+	cs_note "configuring $b/ ($type, CS_CUDA=$cuda, CS_MPI=${CS_MPI:-openmpi})"
+	cmake -S . -B "$b" -DCMAKE_BUILD_TYPE="$type" -DCS_CUDA="$cuda" \
+		"${cs_mpi_args[@]}" ||
+		cs_die "configuring failed (cmake -S . -B $b" \
+			"-DCMAKE_BUILD_TYPE=$type -DCS_CUDA=$cuda" \
+			"${cs_mpi_args[*]}); see above." \
+			"A $b/ made elsewhere can be removed: rm -rf $b"
 	cs_note "building with $(nproc) jobs"
-	cmake --build build -j "$(nproc)" ||
-		cs_die "the build failed (cmake --build build); see above"
+	cmake --build "$b" -j "$(nproc)" ||
+		cs_die "the build failed (cmake --build $b); see above"
 }
 
 cs_setup_main() {
 	cd "$(dirname "${BASH_SOURCE[0]}")/.." ||
 		cs_die "cannot enter the repository root"
+	cs_mpi_choice
 	cs_find_nvcc
 	cs_install_packages
 	cs_mpi_root_env

@@ -3,7 +3,14 @@
 # test.sh - set up and build (scripts/setup.sh), then run the project's
 # tests in stages; a failing stage is named, the others still run:
 #   tests  the whole CTest suite in build/ (tests labelled `gpu` report
-#          "skipped" without a device)
+#          "skipped" without a device; the `large` one skips unless asked)
+#   quick  the quick suite on the mpi backend at --ranks 1-8 against Open
+#          MPI (build/), its known defects expected
+#          (--expect docs/expectations/openmpi-4.1.txt)
+#   mpich  CS_MPI=mpich CS_CUDA=OFF scripts/setup.sh (build-mpich/), the
+#          tests labelled `mpi` there and the quick suite on the mpi
+#          backend at --ranks 1-8 against MPICH, its known defects
+#          expected (--expect docs/expectations/mpich-4.0.txt)
 #   asan   the `asan` preset (gcc, ASan + UBSan, no CUDA) in build-asan/:
 #          every test but the MPI ones with leak detection (ctest --preset
 #          asan), then the MPI ones with Open MPI's own leaks suppressed
@@ -11,6 +18,10 @@
 #   fuzz   the `fuzz` preset (clang, libFuzzer, ASan + UBSan) in
 #          build-fuzz/: each parser's fuzz target for CS_FUZZ_SECONDS
 #          seconds (ctest --preset fuzz); none may crash
+#   large  the test labelled `large` (about 8 GiB) in build/, when
+#          /proc/meminfo's MemAvailable holds what it needs (otherwise it
+#          is skipped, with the reason, and the stage passes); not in the
+#          default list: .ci/run adds it
 # docs/ci.md says what each stage runs, how long it takes and how to
 # reproduce a fuzz crash.
 #
@@ -18,8 +29,8 @@
 # stage runs unless CS_TEST_STAGES says otherwise, e.g.:
 #   scripts/test.sh -L unit
 # Environment:
-#   CS_TEST_STAGES   stages to run, in order (default "tests asan fuzz";
-#                    "tests" when arguments are given)
+#   CS_TEST_STAGES   stages to run, in order (default "tests quick mpich
+#                    asan fuzz"; "tests" when arguments are given)
 #   CS_FUZZ_SECONDS  seconds per fuzz target (default 20)
 # Exits non-zero when the set-up, a build or any test fails.
 
@@ -28,7 +39,7 @@ set -euo pipefail
 if [ $# -gt 0 ]; then
 	cs_stages="${CS_TEST_STAGES:-tests}"
 else
-	cs_stages="${CS_TEST_STAGES:-tests asan fuzz}"
+	cs_stages="${CS_TEST_STAGES:-tests quick mpich asan fuzz}"
 fi
 case " $cs_stages " in
 *" fuzz "*) export CS_SETUP_FUZZ=1 ;; # setup.sh installs clang, libFuzzer
@@ -40,6 +51,35 @@ echo "test.sh: set-up and build of build/ took $SECONDS s"
 
 cs_stage_tests() {
 	ctest --test-dir build --output-on-failure -j2 "$@"
+}
+
+# The quick suite on the mpi backend at 1 to 8 ranks with the library's
+# known defects expected: build dir, expectations file.
+cs_quick_suite() {
+	"$1/conformance/collspec" run --backend mpi --ranks 1-8 --quiet \
+		--expect "docs/expectations/$2"
+}
+
+cs_stage_quick() {
+	cs_quick_suite build openmpi-4.1.txt
+}
+
+cs_stage_mpich() {
+	local rc=0
+
+	# the GPU parts are the same code whatever the MPI: not built again
+	CS_MPI=mpich CS_CUDA=OFF bash scripts/setup.sh || return 1
+	ctest --test-dir build-mpich --output-on-failure -j2 -L '^mpi$' ||
+		rc=1
+	cs_quick_suite build-mpich mpich-4.0.txt || rc=1
+	return "$rc"
+}
+
+cs_stage_large() {
+	CS_TEST_LARGE=1 ctest --test-dir build --output-on-failure -L large ||
+		return 1
+	# a skip passes the stage; say why it was skipped
+	grep -h "^skipped:" build/Testing/Temporary/LastTest.log || true
 }
 
 cs_stage_asan() {
@@ -60,6 +100,12 @@ cs_stage_fuzz() {
 cs_stage_hint() {
 	case "$1" in
 	tests) echo "ctest --test-dir build --output-on-failure -R NAME" ;;
+	quick) echo "build/conformance/collspec run --backend mpi" \
+		"--ranks 1-8 --expect docs/expectations/openmpi-4.1.txt" ;;
+	mpich) echo "ctest --test-dir build-mpich --output-on-failure -R" \
+		"NAME, or build-mpich/conformance/collspec run --backend mpi" \
+		"--ranks 1-8 --expect docs/expectations/mpich-4.0.txt" ;;
+	large) echo "CS_TEST_LARGE=1 ctest --test-dir build -L large" ;;
 	asan) echo "ctest --preset asan -R NAME (or --preset asan-mpi)" ;;
 	fuzz) echo "ctest --preset fuzz -R NAME; docs/ci.md tells how to" \
 		"replay a crash-* input" ;;
@@ -69,9 +115,9 @@ cs_stage_hint() {
 cs_failed=()
 for cs_stage in $cs_stages; do
 	case "$cs_stage" in
-	tests | asan | fuzz) ;;
+	tests | quick | mpich | asan | fuzz | large) ;;
 	*) cs_die "unknown stage '$cs_stage' in CS_TEST_STAGES" \
-		"(valid: tests asan fuzz)" ;;
+		"(valid: tests quick mpich asan fuzz large)" ;;
 	esac
 	echo "test.sh: stage $cs_stage: starting"
 	cs_t0=$SECONDS
