@@ -258,9 +258,11 @@ static int model_object(const char *line, char **want, char *key, char *val)
 				val[k++] = *p++;
 			val[k] = '\0';
 		}
+		/* memmove: want, key and val share one allocation, so GCC 12
+		 * at -O3 cannot rule out an overlap for strcpy (-Wrestrict) */
 		for (i = 0; i < NSTR; i++)
 			if (!strcmp(key, str_keys[i]))
-				strcpy(want[i], val);
+				memmove(want[i], val, strlen(val) + 1);
 		p = model_ws(p);
 		if (*p == ',')
 			p = model_ws(p + 1);
