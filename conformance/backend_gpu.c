@@ -122,11 +122,6 @@ static int gb_finalize(void)
 	return 0;
 }
 
-static int gb_comm_free(cs_bcomm_t comm)
-{
-	return cs_ipg_comm_free(comm);
-}
-
 static int gb_supports(cs_bcomm_t comm, const cs_backend_query_t *q,
 		       char *reason, size_t len)
 {
@@ -180,7 +175,7 @@ static const cs_backend_t gb_backend = {
 	.proc_model = CS_PROC_ALL_IN_PROCESS,
 	.init_all = gb_init_all,
 	.comm_split = NULL,
-	.comm_free = gb_comm_free,
+	.comm_free = cs_ipg_comm_free,
 	.finalize = gb_finalize,
 	.supports = gb_supports,
 	.allreduce = cs_ipg_allreduce,

@@ -145,11 +145,6 @@ static int gs_split(cs_bcomm_t comm, int color, int key,
 	return cs_ipg_split(comm, color, key, out);
 }
 
-static int gs_comm_free(cs_bcomm_t comm)
-{
-	return cs_ipg_comm_free(comm);
-}
-
 static int gs_supports(cs_bcomm_t comm, const cs_backend_query_t *q,
 		       char *reason, size_t len)
 {
@@ -197,7 +192,7 @@ static const cs_backend_t gs_backend = {
 	.proc_model = CS_PROC_ALL_IN_PROCESS,
 	.init_all = gs_init_all,
 	.comm_split = gs_split,
-	.comm_free = gs_comm_free,
+	.comm_free = cs_ipg_comm_free,
 	.finalize = gs_finalize,
 	.supports = gs_supports,
 	.allreduce = cs_ipg_allreduce,

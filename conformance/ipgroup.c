@@ -123,8 +123,10 @@ int cs_ipg_world(cs_ipg_t *g, int nranks, void **comms)
 	return 0;
 }
 
-int cs_ipg_comm_free(cs_ipcomm_t *c)
+int cs_ipg_comm_free(cs_bcomm_t comm)
 {
+	cs_ipcomm_t *c = comm;
+
 	if (!c)
 		return 0;
 	team_unref(c->g, c->team);

@@ -84,7 +84,7 @@ int cs_ipg_world(cs_ipg_t *g, int nranks, void **comms);
 
 /* comm_split and comm_free of the backend ABI. */
 int cs_ipg_split(cs_ipcomm_t *c, int color, int key, void **out);
-int cs_ipg_comm_free(cs_ipcomm_t *c);
+int cs_ipg_comm_free(cs_bcomm_t comm); /* a cs_ipcomm_t *, or NULL */
 
 /* group_start / group_end. */
 int cs_ipg_start(cs_ipg_t *g);
