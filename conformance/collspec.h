@@ -388,13 +388,12 @@ int cs_run_validate(const cs_run_opts_t *o, int P);
 /* The report options of a run (human report to o->out). */
 void cs_run_report_opts(const cs_run_opts_t *o, cs_report_opts_t *ro);
 
-/* The all-ranks-in-one-process worker (inproc.c): runs the cases of world
- * size o->sizes[0] with every rank driven from this process, reporting as
- * the MPI worker does (--results protocol of driver.h, or the report).
- * Returns the exit status. */
-int cs_run_inproc(const cs_run_opts_t *o);
+/* True when this process was started by an MPI launcher (mpiexec, srun).
+ * Decided at the first call: cs_cmd_run makes it before MPI_Init, which
+ * sets some of the variables it reads. */
+int cs_run_launched(void);
 
-/* ---- verdict.c: what both workers share ----------------------------------- */
+/* ---- verdict.c: the ranks' verdicts merged ----------------------------------- */
 
 /* (color, key) of world rank r of W in communicator variant v, as
  * MPI_Comm_split takes them. */
@@ -440,10 +439,7 @@ void cs_results_line(FILE *f, const cs_result_t *r);
 /* The "start" line of case hc (check "start"). */
 void cs_results_start(FILE *f, const cs_hcase_t *hc, const char *backend);
 
-/* Parse "1-8", "2,4,8", "4" into sizes[0..*n) (at most max). */
-cs_status_t cs_parse_ranks(const char *spec, int *sizes, int max, int *n);
-/* Parse a count: decimal, optional k/K, m/M, g/G suffix (powers of 1024). */
-cs_status_t cs_parse_count(const char *s, size_t *out);
+#include "cli_parse.h" /* cs_parse_ranks, cs_parse_count */
 
 /* The subcommands: argv[0] is the subcommand's name; each returns the
  * process exit status (0 ok, 1 failures, 2 usage or environment error). */
