@@ -1,8 +1,8 @@
 /*
- * verdict.c - what the two workers share (the MPI worker of run.c, one rank
- * per process, and the in-process worker of inproc.c): communicator
- * variants, the support precheck, the identity verdict, merging the ranks'
- * verdicts into one result, and the lines of the driver protocol.
+ * verdict.c - one rank's verdict for a case (cs_local_t: the worst check
+ * it saw, ordered by severity, then by the check's priority), the identity
+ * verdict across a group, and the merge of every rank's verdict into the
+ * case's result (cs_result_t), with the re-run line.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -10,87 +10,61 @@
 #include <string.h>
 #include "collspec.h"
 
-void cs_commvar_split(cs_commvar_t v, int r, int W, int *color, int *key)
+/* ---- one rank's verdict ----------------------------------------------------- */
+
+static const char *const check_order[] = {
+	"error", "guard", "sendbuf", "untouched", "value", "identity",
+	"nanrule", "ovfrule", "sign", "bias", "precision", "oracle", "harness",
+	"determinism", "skip",
+};
+
+int cs_check_prio(const char *check)
 {
-	*color = 0;
-	*key = r;
-	if (v == CS_COMM_REVERSED)
-		*key = W - 1 - r;
-	else if (v == CS_COMM_HALVES)
-		*color = r < W / 2 ? 0 : 1;
-	else if (v == CS_COMM_ODDEVEN)
-		*color = r % 2;
+	size_t i;
+
+	for (i = 0; i < sizeof check_order / sizeof check_order[0]; i++)
+		if (strcmp(check_order[i], check) == 0)
+			return (int)i;
+	return (int)i;
 }
 
-/* The function pointer a collective needs, as a flag. */
-static int implements(const cs_backend_t *b, cs_coll_t c)
+void cs_local_init(cs_local_t *l, int world_rank, int comm_rank)
 {
-	const void *fn[CS_NUM_COLLS] = {
-		[CS_COLL_ALLREDUCE] = (const void *)(uintptr_t)b->allreduce,
-		[CS_COLL_ALLGATHER] = (const void *)(uintptr_t)b->allgather,
-		[CS_COLL_REDUCESCATTER] = (const void *)(uintptr_t)b->reducescatter,
-		[CS_COLL_ALLTOALL] = (const void *)(uintptr_t)b->alltoall,
-		[CS_COLL_ALLTOALLV] = (const void *)(uintptr_t)b->alltoallv,
-		[CS_COLL_BROADCAST] = (const void *)(uintptr_t)b->broadcast,
-		[CS_COLL_REDUCE] = (const void *)(uintptr_t)b->reduce,
-		[CS_COLL_GATHER] = (const void *)(uintptr_t)b->gather,
-		[CS_COLL_SCATTER] = (const void *)(uintptr_t)b->scatter,
-		[CS_COLL_SENDRECV] = (const void *)(uintptr_t)b->sendrecv,
-	};
-
-	return (unsigned)c < CS_NUM_COLLS && fn[c] != NULL;
+	memset(l, 0, sizeof *l);
+	l->verdict = CS_V_PASS;
+	l->prio = cs_check_prio("");
+	l->rank = world_rank;
+	l->comm_rank = comm_rank;
+	cs_stats_init(&l->stats);
 }
 
-/* The query's count (backend.h): the call's count; for alltoallv the
- * largest count of one pair in the case's matrix at nranks (the case's
- * count is only the matrix's scale). SIZE_MAX when the matrix cannot be
- * made (out of memory): a backend's limit is then refused, not passed. */
-static size_t query_count(const cs_hcase_t *hc, int nranks)
+/* Copy src into dst[n]; a string that does not fit ends with " [...]" so
+ * that the cut shows (a backend's error string may be any length). */
+static void copy_marked(char *dst, size_t n, const char *src)
 {
-	size_t P = (size_t)nranks, i, most = 0, *m;
+	static const char mark[] = " [...]";
 
-	if (hc->c.coll != CS_COLL_ALLTOALLV)
-		return hc->c.count;
-	if (P == 0 || P > ((size_t)-1 / sizeof *m) / P ||
-	    !(m = malloc(P * P * sizeof *m)))
-		return (size_t)-1;
-	cs_a2av_matrix(hc->a2av_pattern, nranks, hc->c.count, hc->c.seed, m);
-	for (i = 0; i < P * P; i++)
-		if (m[i] > most)
-			most = m[i];
-	free(m);
-	return most;
+	if ((size_t)snprintf(dst, n, "%s", src) < n || n < sizeof mark)
+		return;
+	memcpy(dst + n - sizeof mark, mark, sizeof mark);
 }
 
-int cs_backend_takes(const cs_backend_t *b, cs_bcomm_t comm,
-		     const cs_hcase_t *hc, int nranks, char *reason, size_t n)
+void cs_local_set(cs_local_t *l, cs_verdict_t v, const char *check,
+		  const char *reason, const char *detail)
 {
-	cs_backend_query_t q;
+	int prio = cs_check_prio(check);
 
-	if (!implements(b, hc->c.coll)) {
-		snprintf(reason, n, "backend '%s' does not implement %s", b->name,
-			 cs_coll_name(hc->c.coll));
-		return 1;
-	}
-	if (!b->supports)
-		return 0;
-	memset(&q, 0, sizeof q);
-	q.struct_size = sizeof q;
-	q.coll = hc->c.coll;
-	q.dtype = hc->c.dtype;
-	q.op = hc->c.op;
-	q.count = query_count(hc, nranks);
-	q.nranks = nranks;
-	q.root = cs_coll_rooted(hc->c.coll) ? hc->c.root % nranks : 0;
-	q.inplace = hc->inplace;
-	reason[0] = '\0';
-	if (b->supports(comm, &q, reason, n))
-		return 0;
-	if (!reason[0])
-		snprintf(reason, n, "backend '%s' does not support this case",
-			 b->name);
-	return 1;
+	if ((int)v < l->verdict || ((int)v == l->verdict && prio >= l->prio))
+		return;
+	l->verdict = (int)v;
+	l->prio = prio;
+	snprintf(l->check, sizeof l->check, "%s", check);
+	copy_marked(l->reason, sizeof l->reason, reason ? reason : "");
+	copy_marked(l->detail, sizeof l->detail, detail ? detail : "");
 }
+
+
+/* ---- across ranks ------------------------------------------------------------- */
 
 int cs_coll_same_everywhere(cs_coll_t c)
 {
@@ -259,40 +233,4 @@ int cs_run_repro(const cs_run_opts_t *o, const cs_hcase_t *hc, int world,
 	if (buf && n && (size_t)(len + more) >= n)
 		buf[0] = '\0'; /* a cut line would re-run something else */
 	return len + more;
-}
-
-/* ---- the driver protocol -------------------------------------------------- */
-
-void cs_results_line(FILE *f, const cs_result_t *r)
-{
-	int n = cs_result_to_json(r, NULL, 0); /* (a re-run line can be long) */
-	char *buf;
-
-	if (!f)
-		return;
-	buf = n > 0 ? malloc((size_t)n + 1) : NULL;
-	if (!buf) {
-		fprintf(stderr, "collspec: out of memory: the result of case "
-			"#%zu is lost\n", r->hc.index);
-		return;
-	}
-	cs_result_to_json(r, buf, (size_t)n + 1);
-	fputs(buf, f);
-	fputc('\n', f);
-	fflush(f);
-	free(buf);
-}
-
-void cs_results_start(FILE *f, const cs_hcase_t *hc, const char *backend)
-{
-	static cs_result_t start;
-
-	if (!f)
-		return;
-	memset(&start, 0, sizeof start);
-	start.hc = *hc;
-	snprintf(start.backend, sizeof start.backend, "%s", backend);
-	start.verdict = CS_V_PASS;
-	snprintf(start.check, sizeof start.check, "start");
-	cs_results_line(f, &start);
 }
