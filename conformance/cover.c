@@ -377,7 +377,20 @@ static void fill_row(const struct cover *cv, row_t *row, uint64_t rseed)
 			choose_level(cv, row->l, order[i], rseed);
 }
 
-/* Rows until every required pair and triple is covered, then sorted. */
+/* Whether fill_row made an admissible row (always, for an exact
+ * predicate). */
+static int row_complete(const struct cover *cv, const row_t *row)
+{
+	int f;
+
+	for (f = 0; f < cv->sp->nf; f++)
+		if (row->l[f] < 0)
+			return 0;
+	return cv->sp->completable(cv->sp->arg, row->l);
+}
+
+/* Rows until every required pair and triple is covered, then sorted. Each
+ * row covers the open pair or triple it starts from, so this ends. */
 static cs_status_t build_cover(struct cover *cv, struct rows *rs)
 {
 	while (cv->pleft || cv->tleft) {
@@ -392,6 +405,10 @@ static cs_status_t build_cover(struct cover *cv, struct rows *rs)
 		for (k = 0; k < NCAND; k++) {
 			cand = start;
 			fill_row(cv, &cand, hash2(cv->key, rs->n * NCAND + k));
+			if (!row_complete(cv, &cand))
+				return cs_error(CS_ERR_INTERNAL, "cover: the "
+						"predicate accepts a partial row "
+						"that no admissible row completes");
 			gain = cover_row(cv, &cand, 0);
 			if (k == 0 || gain > best_gain) {
 				best = cand;

@@ -61,8 +61,9 @@ cs_status_t cs_cover_all(const cs_cover_space_t *sp, int **rows, size_t *n);
  * row holds is held by at least one of them, and so is every admissible
  * triple of levels of factors sp->tri. Rows are returned as by
  * cs_cover_all. Fails with CS_ERR_INVALID on a space out of the limits,
- * CS_ERR_NOMEM, or CS_ERR_INTERNAL when the array does not converge (a
- * completable predicate that is not exact).
+ * CS_ERR_NOMEM, or CS_ERR_INTERNAL when a partial row the predicate
+ * accepts cannot be completed into a row it accepts (a predicate that is
+ * not exact).
  */
 cs_status_t cs_cover_pairs(const cs_cover_space_t *sp, int **rows, size_t *n);
 

@@ -1,5 +1,6 @@
 /*
- * test_suite.c - the quick and full suites (conformance/suite.c).
+ * test_suite.c - the suite registry and the quick and full suites
+ * (conformance/suite.c, factors.c; the row generator alone: test_cover.c).
  *
  * The rules a suite must keep are restated here, independently of the
  * generator: which factor values go together (op "none" exactly for the
@@ -610,48 +611,36 @@ static void test_bad_arguments(void **state)
 	assert_null(h);
 }
 
-static void test_a2av_matrix(void **state)
+/* The registry: names distinct and found, each one buildable, and the
+ * message for an unknown name lists every one of them. */
+static void test_registry(void **state)
 {
-	size_t M[64], M2[64], k;
-	int zero = 0, over = 0, zr = 0, zc = 0, s, d;
+	const cs_suite_info_t *si, *sj;
+	cs_hcase_t *h;
+	size_t i, j, n;
+	int kinds = 0;
 
-	cs_a2av_matrix(CS_A2AV_UNIFORM, 8, 10, 1, M);
-	for (k = 0; k < 64; k++)
-		assert_int_equal(M[k], 10);
-	cs_a2av_matrix(CS_A2AV_UNEVEN, 8, 10, 1, M);
-	cs_a2av_matrix(CS_A2AV_UNEVEN, 8, 10, 1, M2);
-	assert_memory_equal(M, M2, sizeof M);
-	for (k = 0; k < 64; k++) {
-		assert_in_range(M[k], 0, 20);
-		zero += M[k] < 10;
-		over += M[k] > 10;
+	for (i = 0; (si = cs_suite_at(i)) != NULL; i++) {
+		assert_true(si->name[0] && si->desc[0] && si->cases[0]);
+		assert_ptr_equal(cs_suite_find(si->name), si);
+		for (j = 0; j < i; j++)
+			assert_string_not_equal(cs_suite_at(j)->name, si->name);
+		build(si->name, 2, NULL, &h, &n);
+		assert_true(n > 0);
+		free(h);
+		kinds |= 1 << si->kind;
 	}
-	assert_true(zero > 0 && over > 0);
-	cs_a2av_matrix(CS_A2AV_UNEVEN, 8, 10, 2, M2);
-	assert_memory_not_equal(M, M2, sizeof M);
-	cs_a2av_matrix(CS_A2AV_ZEROROWS, 8, 10, 1, M);
-	for (s = 0; s < 8; s++) {
-		int row = 1, col = 1;
-		for (d = 0; d < 8; d++) {
-			row &= M[s * 8 + d] == 0;
-			col &= M[d * 8 + s] == 0;
-			assert_true(M[s * 8 + d] == 0 || M[s * 8 + d] == 10);
-		}
-		zr += row;
-		zc += col;
-	}
-	assert_true(zr > 0 && zc > 0 && zr < 8 && zc < 8);
-	cs_a2av_matrix(CS_A2AV_SPARSE, 8, 10, 1, M);
-	for (k = 0, zero = 0; k < 64; k++) {
-		zero += M[k] == 0;
-		assert_true(M[k] == 0 || M[k] > 10);
-	}
-	assert_true(zero > 32 && zero < 64);
-	for (s = 0; s < CS_NUM_A2AV; s++) {
-		cs_a2av_matrix((cs_a2av_pattern_t)s, 8, 0, 3, M);
-		for (k = 0; k < 64; k++)
-			assert_int_equal(M[k], 0);
-	}
+	assert_true(i >= 2);
+	assert_int_equal(kinds, 1 << CS_SUITE_PRODUCT | 1 << CS_SUITE_COVER);
+	assert_int_equal(cs_suite_find("quick")->kind, CS_SUITE_COVER);
+	assert_int_equal(cs_suite_find("full")->kind, CS_SUITE_PRODUCT);
+	assert_null(cs_suite_find("Quick"));
+	assert_null(cs_suite_find(NULL));
+	assert_int_equal(cs_suite_check_name("slow"), CS_ERR_INVALID);
+	assert_non_null(strstr(cs_last_error(), "unknown suite 'slow'"));
+	for (j = 0; (sj = cs_suite_at(j)) != NULL; j++)
+		assert_non_null(strstr(cs_last_error(), sj->name));
+	assert_int_equal(cs_suite_check_name("full"), CS_OK);
 }
 
 int main(void)
@@ -665,7 +654,7 @@ int main(void)
 		cmocka_unit_test(test_filters_restrict),
 		cmocka_unit_test(test_full_is_the_product),
 		cmocka_unit_test(test_bad_arguments),
-		cmocka_unit_test(test_a2av_matrix),
+		cmocka_unit_test(test_registry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
