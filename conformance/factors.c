@@ -354,6 +354,66 @@ static cs_status_t check_filter(const cs_filter_t *f)
 	return CS_OK;
 }
 
+/* Contract in factors.h. */
+cs_status_t cs_factors_new(cs_suite_kind_t kind, int world,
+			   const cs_filter_t *f, cs_factors_t **out)
+{
+	cs_factors_t *s;
+	cs_status_t st;
+
+	if (world < 1)
+		return cs_error(CS_ERR_INVALID, "world size %d: must be at "
+				"least 1", world);
+	if ((st = check_filter(f)) != CS_OK)
+		return st;
+	s = calloc(1, sizeof *s);
+	if (!s)
+		return cs_error(CS_ERR_NOMEM, "suite: out of memory");
+	s->world = world;
+	s->quick = kind == CS_SUITE_COVER;
+	s->seed = f->has_seed ? f->seed : 1;
+	init_levels(s, f);
+	init_tables(s);
+	*out = s;
+	return CS_OK;
+}
+
+void cs_factors_free(cs_factors_t *s)
+{
+	free(s);
+}
+
+/* ---- the space as cover.h sees it -------------------------------------- */
+
+/* cover.h's predicate: completable() on the space arg. */
+static int space_completable(const void *arg, const int *row)
+{
+	return completable(arg, row);
+}
+
+/* A count above 4096 elements is avoided when it covers no more. */
+static int space_heavy(const void *arg, int f, int l)
+{
+	const cs_factors_t *s = arg;
+
+	return f == F_COUNT && s->count[l] > 4096;
+}
+
+/* Contract in factors.h. */
+void cs_factors_cover_space(const cs_factors_t *s, cs_cover_space_t *sp)
+{
+	memset(sp, 0, sizeof *sp);
+	sp->nf = NF;
+	memcpy(sp->n, s->n, sizeof s->n);
+	sp->completable = space_completable;
+	sp->heavy = space_heavy;
+	sp->arg = s;
+	sp->tri[0] = F_COLL;
+	sp->tri[1] = F_DTYPE;
+	sp->tri[2] = F_OP;
+	sp->seed = (uint64_t)s->world;
+}
+
 /* ---- cases -------------------------------------------------------------- */
 
 /* Contract in factors.h. */
@@ -404,8 +464,6 @@ static cs_status_t validate_hcase(const cs_hcase_t *hc)
 	return st;
 }
 
-/* ---- rows and cases ---------------------------------------------------- */
-
 /* Contract in factors.h. */
 cs_status_t cs_factors_check_counts(const cs_factors_t *s, const int *rows,
 				    size_t n)
@@ -433,61 +491,4 @@ cs_status_t cs_factors_check_counts(const cs_factors_t *s, const int *rows,
 	}
 	free(seen);
 	return st;
-}
-
-/* cover.h's view of the space. */
-static int space_completable(const void *arg, const int *row)
-{
-	return completable(arg, row);
-}
-
-/* A count above 4096 elements is avoided when it covers no more. */
-static int space_heavy(const void *arg, int f, int l)
-{
-	const cs_factors_t *s = arg;
-
-	return f == F_COUNT && s->count[l] > 4096;
-}
-
-void cs_factors_cover_space(const cs_factors_t *s, cs_cover_space_t *sp)
-{
-	memset(sp, 0, sizeof *sp);
-	sp->nf = NF;
-	memcpy(sp->n, s->n, sizeof s->n);
-	sp->completable = space_completable;
-	sp->heavy = space_heavy;
-	sp->arg = s;
-	sp->tri[0] = F_COLL;
-	sp->tri[1] = F_DTYPE;
-	sp->tri[2] = F_OP;
-	sp->seed = (uint64_t)s->world;
-}
-
-/* Contract in factors.h. */
-cs_status_t cs_factors_new(cs_suite_kind_t kind, int world,
-			   const cs_filter_t *f, cs_factors_t **out)
-{
-	cs_factors_t *s;
-	cs_status_t st;
-
-	if (world < 1)
-		return cs_error(CS_ERR_INVALID, "world size %d: must be at "
-				"least 1", world);
-	if ((st = check_filter(f)) != CS_OK)
-		return st;
-	s = calloc(1, sizeof *s);
-	if (!s)
-		return cs_error(CS_ERR_NOMEM, "suite: out of memory");
-	s->world = world;
-	s->quick = kind == CS_SUITE_COVER;
-	s->seed = f->has_seed ? f->seed : 1;
-	init_levels(s, f);
-	init_tables(s);
-	*out = s;
-	return CS_OK;
-}
-
-void cs_factors_free(cs_factors_t *s)
-{
-	free(s);
 }
