@@ -17,6 +17,7 @@ static void test_names(void **state)
 {
 	cs_commvar_t v;
 	cs_a2av_pattern_t p;
+	cs_verdict_t w;
 	int i;
 
 	(void)state;
@@ -34,6 +35,14 @@ static void test_names(void **state)
 	assert_non_null(strstr(cs_last_error(), "uniform"));
 	assert_string_equal(cs_verdict_name(CS_V_FAIL), "FAIL");
 	assert_string_equal(cs_verdict_name(CS_V_INFO), "INFO");
+	for (i = 0; i < CS_NUM_VERDICTS; i++) {
+		assert_int_equal(cs_verdict_parse(cs_verdict_name(i), &w), CS_OK);
+		assert_int_equal(w, i);
+	}
+	assert_int_equal(cs_verdict_parse("pass", &w), CS_ERR_INVALID);
+	assert_non_null(strstr(cs_last_error(), "unknown verdict 'pass'; valid "
+			       "verdicts: PASS INFO SKIP WARN FAIL XFAIL XPASS"));
+	assert_string_equal(cs_verdict_name(CS_NUM_VERDICTS), "?");
 	assert_true(CS_V_FAIL > CS_V_WARN && CS_V_WARN > CS_V_SKIP &&
 		    CS_V_SKIP > CS_V_INFO && CS_V_INFO > CS_V_PASS);
 }
