@@ -10,28 +10,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "harness.h"
+#include "repro.h"
 #include "collspec/backend.h"
 #include "csref/compare.h"
 #include "csref/stats.h"
-
-/* ---- names.c: extras of harness.h's names ------------------------------- */
-
-const char *cs_commvar_desc(cs_commvar_t v);
-const char *cs_a2av_desc(cs_a2av_pattern_t p);
-cs_status_t cs_verdict_parse(const char *s, cs_verdict_t *out);
-
-/*
- * One command line that re-runs exactly case hc at world size `world` on
- * backend `backend` ("ref", "plugin:PATH") from suite `suite`: single-valued
- * filters for every field that names the case, each argument quoted for a
- * POSIX shell, the line printable ASCII and UTF-8 only. Returns the length
- * it needs, as snprintf does; when that does not fit in n, buf is "" (a
- * cut line would re-run another case). CS_REPRO_MAX bytes always fit for
- * what the command line accepts (harness.h).
- */
-int cs_repro_format(const cs_hcase_t *hc, int world, const char *backend,
-		    const char *backend_opt, const char *suite, char *buf,
-		    size_t n);
 
 /* ---- backend.c: the backend table and plugin loader --------------------- */
 

@@ -26,8 +26,8 @@ static const char list_usage[] =
 "\n"
 "Print the catalog: collectives with their meaning, dtypes with size and\n"
 "format, reduction ops, input data modes, communicator variants, alltoallv\n"
-"patterns and backends. With --suite and --ranks, also the number of cases\n"
-"the suite has at each world size.\n";
+"patterns, backends and suites. With --suite and --ranks, also the number\n"
+"of cases the suite has at each world size.\n";
 
 static void list_colls(void)
 {
@@ -84,6 +84,18 @@ static void list_rest(void)
 	cs_backend_print_list(stdout);
 }
 
+/* The suite registry: name and purpose, then how the cases are chosen. */
+static void list_suites(void)
+{
+	const cs_suite_info_t *si;
+	size_t i;
+
+	printf("\nsuites:\n");
+	for (i = 0; (si = cs_suite_at(i)) != NULL; i++)
+		printf("  %-12s %s\n  %-12s cases: %s\n", si->name, si->desc, "",
+		       si->cases);
+}
+
 /* Case counts of a suite at world sizes sizes[0..ns). */
 static int list_suite(const char *suite, const int *sizes, int ns)
 {
@@ -127,9 +139,8 @@ int cs_cmd_list(int argc, char **argv)
 		}
 	}
 	/* every argument is checked before anything is printed */
-	if (suite && strcmp(suite, "quick") && strcmp(suite, "full")) {
-		fprintf(stderr, "collspec list: unknown suite '%s'; valid suites: "
-			"quick full\n", suite);
+	if (suite && cs_suite_check_name(suite) != CS_OK) {
+		fprintf(stderr, "collspec list: %s\n", cs_last_error());
 		return 2;
 	}
 	if ((suite || ranks) && cs_parse_ranks(ranks ? ranks : "1-8", sizes,
@@ -140,6 +151,7 @@ int cs_cmd_list(int argc, char **argv)
 	list_colls();
 	list_dtypes();
 	list_rest();
+	list_suites();
 	if (suite || ranks)
 		return list_suite(suite ? suite : "quick", sizes, ns);
 	return 0;

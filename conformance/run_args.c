@@ -330,9 +330,8 @@ int cs_run_validate(const cs_run_opts_t *o, int P)
 
 	if (!distinct_outputs(o))
 		return 2;
-	if (strcmp(o->suite, "quick") && strcmp(o->suite, "full")) {
-		fprintf(stderr, "collspec run: unknown suite '%s'; valid suites: "
-			"quick full\n", o->suite);
+	if (cs_suite_check_name(o->suite) != CS_OK) {
+		fprintf(stderr, "collspec run: %s\n", cs_last_error());
 		return 2;
 	}
 	if (!cs_backend_known(o->backend)) {
