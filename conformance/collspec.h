@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "harness.h"
+#include "checks.h"
 #include "collspec/backend.h"
 #include "csref/compare.h"
 #include "csref/stats.h"
@@ -184,7 +185,8 @@ void cs_local_init(cs_local_t *l, int world_rank, int comm_rank);
 void cs_local_set(cs_local_t *l, cs_verdict_t v, const char *check,
 		  const char *reason, const char *detail);
 
-/* Order in which checks' verdicts are preferred (for a known name). */
+/* Order in which checks' verdicts are preferred (for a known name).
+ * checks.h's cs_check_priority gives the same order from the registry. */
 int cs_check_prio(const char *check);
 
 /*
