@@ -16,30 +16,35 @@
 #define V(x) CS_CHECK_V(CS_V_##x)
 
 static const cs_check_info_t checks[] = {
-	{"error", V(FAIL), 0, CS_CHECK_CASE, CS_CHECKF_ERROR, "each rank",
+	{"error", V(FAIL), 0, CS_CHECK_CASE, CS_CHECKF_ERROR,
+	 "each rank",
 	 "the backend returned a non-zero status for the call; the reason "
 	 "quotes its `error_string`. (A run that stopped early also ends its "
 	 "reports with an `error` entry: JSON `\"aborted\":true`, a JUnit "
 	 "`<error>`.)"},
-	{"guard", V(FAIL), 1, CS_CHECK_CASE, CS_CHECKF_MEMORY, "each rank",
+	{"guard", V(FAIL), 1, CS_CHECK_CASE, CS_CHECKF_MEMORY,
+	 "each rank",
 	 "a byte was written in the 64 guard bytes before or after a buffer: "
 	 "the call writes outside its range"},
-	{"sendbuf", V(FAIL), 2, CS_CHECK_CASE, CS_CHECKF_MEMORY, "each rank",
+	{"sendbuf", V(FAIL), 2, CS_CHECK_CASE, CS_CHECKF_MEMORY,
+	 "each rank",
 	 "input the call must only read was changed: out of place, the send "
 	 "buffer on every rank (significant there or not); in place, input "
 	 "outside the receive range (scatter's other blocks at the root)"},
-	{"untouched", V(FAIL), 3, CS_CHECK_CASE, CS_CHECKF_MEMORY, "each rank",
+	{"untouched", V(FAIL), 3, CS_CHECK_CASE, CS_CHECKF_MEMORY,
+	 "each rank",
 	 "an element the call must not write was written: receive buffers of "
 	 "reduce and gather off the root, and, in place, the parts of the "
 	 "shared buffer that hold neither input nor result (gather off the "
 	 "root)"},
-	{"value", V(FAIL), 4, CS_CHECK_CASE, CS_CHECKF_VALUES, "each rank",
+	{"value", V(FAIL), 4, CS_CHECK_CASE, CS_CHECKF_VALUES,
+	 "each rank",
 	 "a received element does not conform: integers, data movement, "
-	 "exact-mode floats and `max`/`min` must match bit for bit (`max`/`min` "
-	 "return one of the inputs; +0/-0 ties may return either zero); other "
-	 "float results must be within the element's forward error bound "
-	 "(`spec/numerics.md`); alltoallv gap elements must be left as they "
-	 "were. The detail lists the first wrong elements"},
+	 "exact-mode floats and `max`/`min` must match bit for bit "
+	 "(`max`/`min` return one of the inputs; +0/-0 ties may return either "
+	 "zero); other float results must be within the element's forward "
+	 "error bound (`spec/numerics.md` section 4); alltoallv gap elements "
+	 "must be left as they were. The detail lists the first wrong elements"},
 	{"identity", V(FAIL), 5, CS_CHECK_CASE, CS_CHECKF_IDENTITY,
 	 "all ranks of the communicator",
 	 "ranks that must hold the same result (allreduce, allgather, "
@@ -47,17 +52,18 @@ static const cs_check_info_t checks[] = {
 	 "each rank's whole receive buffer"},
 	{"nanrule", V(FAIL), 6, CS_CHECK_CASE, CS_CHECKF_VALUES,
 	 "the merge of all ranks",
-	 "`max`/`min` ignored a NaN in some elements and propagated one in others "
-	 "within one case: no consistent NaN rule"},
+	 "`max`/`min` ignored a NaN in some elements and propagated one in "
+	 "others within one case: no consistent NaN rule"},
 	{"ovfrule", V(FAIL), 7, CS_CHECK_CASE, CS_CHECKF_VALUES,
 	 "the merge of all ranks",
 	 "an overflow came back as Inf or NaN in some elements and saturated "
-	 "(float8) in others within one case: no consistent overflow rule"},
+	 "(float8) in others within one case: no consistent overflow rule "
+	 "(`spec/numerics.md` section 4.9.4)"},
 	{"sign", V(FAIL) | V(WARN), 8, CS_CHECK_CASE, CS_CHECKF_VALUES,
 	 "the merge of all ranks",
-	 "statistics of a random-mode float `sum`, `avg`, `premulsum` or `prod`: too "
-	 "many results are 0 or of the other sign than the exact result for "
-	 "rounding to explain"},
+	 "statistics of a random-mode float `sum`, `avg`, `premulsum` or "
+	 "`prod`: too many results are 0 or of the other sign than the exact "
+	 "result for rounding to explain"},
 	{"bias", V(FAIL) | V(WARN), 9, CS_CHECK_CASE, CS_CHECKF_VALUES,
 	 "the merge of all ranks",
 	 "statistics as for `sign`: the results lean to one side of the exact "
@@ -68,11 +74,13 @@ static const cs_check_info_t checks[] = {
 	 "statistics as for `sign`: the mean squared error is far above the "
 	 "probabilistic error scale `sqrt(k)*u` of the computation (float8: "
 	 "WARN at most)"},
-	{"oracle", V(FAIL), 11, CS_CHECK_CASE, CS_CHECKF_OTHER, "each rank",
+	{"oracle", V(FAIL), 11, CS_CHECK_CASE, CS_CHECKF_OTHER,
+	 "each rank",
 	 "collspec's oracle could not compute the expected values of the case "
 	 "(the reason says why): a defect or limit of collspec, not of the "
 	 "backend"},
-	{"harness", V(FAIL), 12, CS_CHECK_CASE, CS_CHECKF_OTHER, "each rank",
+	{"harness", V(FAIL), 12, CS_CHECK_CASE, CS_CHECKF_OTHER,
+	 "each rank",
 	 "collspec itself could not set up or check the case (out of memory, "
 	 "a copy to or from the device failed, no random bytes for the "
 	 "identity key); the reason says which rank and why"},
@@ -80,7 +88,8 @@ static const cs_check_info_t checks[] = {
 	 "each rank",
 	 "a later call on the first call's inputs gave different bits than "
 	 "the first call; FAIL the run on it with `--fail-on-warn`"},
-	{"skip", V(SKIP), 14, CS_CHECK_CASE, CS_CHECKF_OTHER, "each rank",
+	{"skip", V(SKIP), 14, CS_CHECK_CASE, CS_CHECKF_OTHER,
+	 "each rank",
 	 "the backend does not implement the collective, declines the case, "
 	 "has no `comm_split`, or has no device; the reason says which"},
 	{"crash", V(FAIL), CS_CHECK_UNRANKED, CS_CHECK_CASE, CS_CHECKF_CRASH,
@@ -94,10 +103,10 @@ static const cs_check_info_t checks[] = {
 	{"profile", V(INFO), CS_CHECK_UNRANKED, CS_CHECK_CASE, CS_CHECKF_OTHER,
 	 "the merge of all ranks",
 	 "an implementation-defined behaviour was observed (`nan=ignore` or "
-	 "`nan=propagate`, `ovf=nonfinite` or `ovf=saturate`); the reason lists the "
-	 "tokens"},
+	 "`nan=propagate`, `ovf=nonfinite` or `ovf=saturate`); the reason "
+	 "lists the tokens"},
 	{"expect", V(XPASS), CS_CHECK_UNRANKED, CS_CHECK_CASE, CS_CHECKF_OTHER,
-	 "the report (--expect)",
+	 "the report (`--expect`)",
 	 "the expectations file lists the case as failing but it passed: the "
 	 "defect is gone or the entry is too broad; fix or remove the entry"},
 	{"load", V(FAIL), CS_CHECK_UNRANKED, CS_CHECK_RUN, CS_CHECKF_OTHER,

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include "checks.h"
 #include "doctable.h"
+#include "expect.h"
 
 /* s with '|' escaped and line breaks as blanks: one Markdown cell. */
 static void md_cell(FILE *out, const char *s)
@@ -63,4 +64,14 @@ void cs_doc_table_checks(FILE *out)
 		cell[4] = c->desc;
 		cs_md_row(out, 5, cell);
 	}
+}
+
+void cs_doc_table_expect_checks(FILE *out)
+{
+	const char *name;
+	int i;
+
+	for (i = 0; (name = cs_expect_check_name(i)) != NULL; i++)
+		fprintf(out, "%s`%s`", i ? " " : "", name);
+	fputc('\n', out);
 }

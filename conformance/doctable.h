@@ -24,4 +24,8 @@ void cs_md_header(FILE *out, int ncols, const char *const *names);
  * breaks it. */
 void cs_doc_table_checks(FILE *out);
 
+/* Not a table: the names an expectations entry's --check takes
+ * (cs_expect_check_name), one line of code spans. */
+void cs_doc_table_expect_checks(FILE *out);
+
 #endif /* CS_DOCTABLE_H */

@@ -259,6 +259,7 @@ static const struct doc_table {
 } doc_tables[] = {
 	{"checks", cs_doc_table_checks},
 	{"commands", doc_table_commands},
+	{"expect-checks", cs_doc_table_expect_checks},
 };
 
 #define NUM_DOC_TABLES (sizeof doc_tables / sizeof doc_tables[0])
@@ -271,21 +272,26 @@ static void doc_table_names(FILE *out)
 		fprintf(out, " %s", doc_tables[i].name);
 }
 
+static const char doc_table_usage[] =
+"usage: collspec doc-table TABLE\n"
+"\n"
+"Print the Markdown table TABLE of the docs from collspec's registries (a\n"
+"maintainer command: scripts/doc-tables.sh puts them into the docs).\n"
+"tables:";
+
 static int cmd_doc_table(int argc, char **argv)
 {
+	const char *name = argc == 2 ? argv[1] : "";
 	size_t i;
 
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fputs("usage: collspec doc-table TABLE\n\n"
-		      "Print the Markdown table TABLE of the docs from collspec's "
-		      "registries\n(a maintainer command: scripts/doc-tables.sh "
-		      "puts them into the docs).\ntables:", stdout);
+	if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+		fputs(doc_table_usage, stdout);
 		doc_table_names(stdout);
 		fputc('\n', stdout);
 		return 0;
 	}
-	for (i = 0; argc == 2 && i < NUM_DOC_TABLES; i++)
-		if (!strcmp(argv[1], doc_tables[i].name)) {
+	for (i = 0; i < NUM_DOC_TABLES; i++)
+		if (!strcmp(name, doc_tables[i].name)) {
 			doc_tables[i].print(stdout);
 			return 0;
 		}
@@ -308,7 +314,8 @@ int main(int argc, char **argv)
 	}
 	if ((c = command_named(cmd)) != NULL)
 		return c->run(argc - 1, argv + 1);
-	fprintf(stderr, "collspec: unknown command '%s'; valid commands: ", cmd);
+	fprintf(stderr, "collspec: unknown command '%s'; valid commands: ",
+		cmd);
 	print_command_names(stderr);
 	fputs(" (see collspec --help)\n", stderr);
 	return 2;
