@@ -3,6 +3,7 @@
  */
 #include <stdio.h>
 #include "checks.h"
+#include "collspec.h"
 #include "doctable.h"
 #include "expect.h"
 
@@ -74,4 +75,23 @@ void cs_doc_table_expect_checks(FILE *out)
 	for (i = 0; (name = cs_expect_check_name(i)) != NULL; i++)
 		fprintf(out, "%s`%s`", i ? " " : "", name);
 	fputc('\n', out);
+}
+
+void cs_doc_table_backends(FILE *out)
+{
+	static const char *const head[4] = {"backend", "what it runs",
+					    "process model", "build needs"};
+	cs_backend_row_t b;
+	char name[64];
+	const char *cell[4] = {name, NULL, NULL, NULL};
+	size_t i;
+
+	cs_md_header(out, 4, head);
+	for (i = 0; cs_backend_row(i, &b); i++) {
+		snprintf(name, sizeof name, "`%s`", b.name);
+		cell[1] = b.runs;
+		cell[2] = b.model;
+		cell[3] = b.needs ? b.needs : "-";
+		cs_md_row(out, 4, cell);
+	}
 }

@@ -24,6 +24,10 @@ void cs_md_header(FILE *out, int ncols, const char *const *names);
  * breaks it. */
 void cs_doc_table_checks(FILE *out);
 
+/* The backends (backend.c's table, then plugin:PATH): backend, what it
+ * runs, process model, what building it needs. */
+void cs_doc_table_backends(FILE *out);
+
 /* Not a table: the names an expectations entry's --check takes
  * (cs_expect_check_name), one line of code spans. */
 void cs_doc_table_expect_checks(FILE *out);

@@ -257,6 +257,7 @@ static const struct doc_table {
 	const char *name;
 	void (*print)(FILE *out);
 } doc_tables[] = {
+	{"backends", cs_doc_table_backends},
 	{"checks", cs_doc_table_checks},
 	{"commands", doc_table_commands},
 	{"expect-checks", cs_doc_table_expect_checks},

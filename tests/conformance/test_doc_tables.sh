@@ -32,6 +32,8 @@ text between
 
 <!-- collspec:table expect-checks -->
 <!-- /collspec:table -->
+<!-- collspec:table backends -->
+<!-- /collspec:table -->
 
 <!-- collspec:table commands -->
 old text, replaced
