@@ -222,15 +222,16 @@ NAME_FN(p_a2av, cs_a2av_pattern_t, cs_a2av_parse)
 
 static cs_status_t p_check(const char *s, int *v)
 {
+	const char *name;
 	char valid[256] = "";
 	size_t used = 0;
 	int i;
 
 	if ((*v = check_index(s)) >= 0)
 		return CS_OK;
-	for (i = 0; i < cs_expect_nchecks(); i++)
+	for (i = 0; (name = cs_expect_check_name(i)) != NULL; i++)
 		used += (size_t)snprintf(valid + used, sizeof valid - used,
-					 " %s", cs_expect_check_name(i));
+					 " %s", name);
 	return cs_error(CS_ERR_INVALID, "unknown check '%s'; valid checks:%s",
 			s, valid);
 }

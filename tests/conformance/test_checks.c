@@ -157,6 +157,41 @@ static void test_expectable(void **state)
 	assert_null(cs_expect_check_name(-1));
 }
 
+/* The check families of the failure signatures, as docs/reports.md
+ * ("Failure signatures") lists them; every other check is "other". */
+static void test_families(void **state)
+{
+	static const struct {
+		const char *name;
+		cs_check_family_t fam;
+	} doc[] = {
+		{"value", CS_CHECKF_VALUES}, {"nanrule", CS_CHECKF_VALUES},
+		{"ovfrule", CS_CHECKF_VALUES}, {"sign", CS_CHECKF_VALUES},
+		{"bias", CS_CHECKF_VALUES}, {"precision", CS_CHECKF_VALUES},
+		{"guard", CS_CHECKF_MEMORY}, {"sendbuf", CS_CHECKF_MEMORY},
+		{"untouched", CS_CHECKF_MEMORY},
+		{"identity", CS_CHECKF_IDENTITY},
+		{"crash", CS_CHECKF_CRASH}, {"hang", CS_CHECKF_CRASH},
+		{"error", CS_CHECKF_ERROR},
+	};
+	const cs_check_info_t *c;
+	size_t i, k;
+	cs_check_family_t want;
+
+	(void)state;
+	for (i = 0; (c = cs_check_at(i)) != NULL; i++) {
+		want = CS_CHECKF_OTHER;
+		for (k = 0; k < sizeof doc / sizeof doc[0]; k++)
+			if (!strcmp(doc[k].name, c->name))
+				want = doc[k].fam;
+		if (c->family != want)
+			fail_msg("check '%s': family %d, docs say %d", c->name,
+				 (int)c->family, (int)want);
+	}
+	for (k = 0; k < sizeof doc / sizeof doc[0]; k++)
+		assert_non_null(cs_check_find(doc[k].name));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -165,6 +200,7 @@ int main(void)
 		cmocka_unit_test(test_priorities),
 		cmocka_unit_test(test_documented_order),
 		cmocka_unit_test(test_expectable),
+		cmocka_unit_test(test_families),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
