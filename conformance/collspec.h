@@ -10,10 +10,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "harness.h"
-#include "checks.h"
 #include "collspec/backend.h"
 #include "csref/compare.h"
 #include "csref/stats.h"
+#include "checks.h"
 
 /* ---- names.c: extras of harness.h's names ------------------------------- */
 

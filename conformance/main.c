@@ -131,6 +131,21 @@ static void list_dtypes(void)
 	}
 }
 
+/* The check names a result can carry (checks.h), most serious first. */
+static void list_checks(void)
+{
+	const cs_check_info_t *c;
+	char verdicts[64];
+	size_t i;
+
+	printf("\nchecks (a result's `check`; docs/running.md section 8):\n");
+	for (i = 0; (c = cs_check_at(i)) != NULL; i++) {
+		cs_check_verdicts_text(c, verdicts, sizeof verdicts);
+		printf("  %-12s %-13s set by %s\n", c->name, verdicts,
+		       c->setter);
+	}
+}
+
 static void list_rest(void)
 {
 	int i;
@@ -152,21 +167,7 @@ static void list_rest(void)
 		       cs_a2av_desc((cs_a2av_pattern_t)i));
 	printf("\nbackends:\n");
 	cs_backend_print_list(stdout);
-}
-
-/* The check names a result can carry (checks.h), most serious first. */
-static void list_checks(void)
-{
-	const cs_check_info_t *c;
-	char verdicts[64];
-	size_t i;
-
-	printf("\nchecks (a result's `check`; docs/running.md section 8):\n");
-	for (i = 0; (c = cs_check_at(i)) != NULL; i++) {
-		cs_check_verdicts_text(c, verdicts, sizeof verdicts);
-		printf("  %-12s %-13s set by %s\n", c->name, verdicts,
-		       c->setter);
-	}
+	list_checks();
 }
 
 /* Case counts of a suite at world sizes sizes[0..ns). */
@@ -225,7 +226,6 @@ int cs_cmd_list(int argc, char **argv)
 	list_colls();
 	list_dtypes();
 	list_rest();
-	list_checks();
 	if (suite || ranks)
 		return list_suite(suite ? suite : "quick", sizes, ns);
 	return 0;
