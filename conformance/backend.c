@@ -229,21 +229,41 @@ const cs_backend_t *cs_backend_gpu(void)
 
 /*
  * The built-in backends: the one table that loading, `collspec list`,
- * the command line's validation and its usage text read. get() is NULL
- * when the backend is not built into this collspec, and needs says what
- * building it takes.
+ * the command line's validation, its usage text and the docs' table
+ * (cs_backend_row) read. get() is NULL when the backend is not built into
+ * this collspec, and needs says what building it takes; runs and model
+ * describe it whether it is built or not.
  */
 static const struct cs_builtin {
 	const char *name;
 	const cs_backend_t *(*get)(void);
 	const char *needs;
+	const char *runs;
+	const char *model;
 } builtins[] = {
-	{ "ref", cs_backend_ref, NULL },
-	{ "mpi", cs_backend_mpi, NULL },
-	{ "gpu", cs_backend_gpu, "CUDA" },
-	{ "gpu-sim", cs_backend_gpusim, NULL },
-	{ "nccl", cs_backend_nccl, "CUDA and NCCL 2.13 or newer" },
-	{ "nccl-local", cs_backend_nccl_local, "CUDA and NCCL 2.13 or newer" },
+	{ "ref", cs_backend_ref, NULL,
+	  "this project's MPI reference (`ref/mpi/`): every collective built "
+	  "from MPI point-to-point and the golden arithmetic; no MPI reduction "
+	  "is used", "one rank per process" },
+	{ "mpi", cs_backend_mpi, NULL,
+	  "the MPI library's own `MPI_Allreduce`, `MPI_Allgather`, "
+	  "`MPI_Reduce_scatter_block`, `MPI_Alltoall`, `MPI_Alltoallv`, "
+	  "`MPI_Bcast`, `MPI_Reduce`, `MPI_Gather`, `MPI_Scatter`, "
+	  "`MPI_Sendrecv`", "one rank per process" },
+	{ "gpu", cs_backend_gpu, "CUDA",
+	  "this project's CUDA ring, tree and all-to-all kernels (`gpu/`), on "
+	  "device memory; several virtual ranks share a GPU when there are "
+	  "fewer GPUs than ranks", "all ranks in one process" },
+	{ "gpu-sim", cs_backend_gpusim, NULL,
+	  "the same kernels' schedules executed on the CPU, step by step, with "
+	  "the kernels' arithmetic, on host memory: runs anywhere, no GPU "
+	  "needed", "all ranks in one process" },
+	{ "nccl", cs_backend_nccl, "CUDA and NCCL 2.13 or newer",
+	  "NVIDIA NCCL, one rank and one GPU per process, on device memory",
+	  "one rank per process" },
+	{ "nccl-local", cs_backend_nccl_local, "CUDA and NCCL 2.13 or newer",
+	  "NVIDIA NCCL, every rank in one process, rank i on local GPU i",
+	  "all ranks in one process" },
 };
 
 #define NUM_BUILTINS (sizeof builtins / sizeof builtins[0])
@@ -275,6 +295,25 @@ const char *cs_backend_names(void)
 				      builtins[i].name);
 	snprintf(names + n, sizeof names - n, "plugin:PATH");
 	return names;
+}
+
+int cs_backend_row(size_t i, cs_backend_row_t *row)
+{
+	if (!row || i > NUM_BUILTINS)
+		return 0;
+	if (i == NUM_BUILTINS) {
+		row->name = "plugin:PATH";
+		row->runs = "a shared object implementing the backend ABI "
+			    "(`collspec/backend.h`)";
+		row->model = "as the plugin declares";
+		row->needs = NULL;
+		return 1;
+	}
+	row->name = builtins[i].name;
+	row->runs = builtins[i].runs;
+	row->model = builtins[i].model;
+	row->needs = builtins[i].needs;
+	return 1;
 }
 
 cs_status_t cs_backend_load(const char *spec, const cs_backend_t **out)

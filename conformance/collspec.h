@@ -14,6 +14,7 @@
 #include "collspec/backend.h"
 #include "csref/compare.h"
 #include "csref/stats.h"
+#include "checks.h"
 
 /* ---- backend.c: the backend table and plugin loader --------------------- */
 
@@ -72,6 +73,17 @@ int cs_backend_finds_devices(const cs_backend_t *b);
  * statuses (CS_BACKEND_ERR_NODEV, CS_BACKEND_ERR_FEWDEV): the SKIP reason
  * of every case (valid until b's next call); else NULL (an error). */
 const char *cs_backend_init_skip(const cs_backend_t *b, int rc);
+
+/* A row of the backend table, for the docs (doctable.h): the built-in
+ * backends in their table's order, then plugin:PATH, whether this
+ * collspec has them or not. Strings are static; needs is NULL when
+ * building it needs nothing more than collspec does. */
+typedef struct cs_backend_row {
+	const char *name, *runs, *model, *needs;
+} cs_backend_row_t;
+
+/* Row i into *row: 1, or 0 past the last row. */
+int cs_backend_row(size_t i, cs_backend_row_t *row);
 
 /* The names `--backend` accepts, for --help and `list`: one line per
  * built-in backend (its description, or what building it needs) and one

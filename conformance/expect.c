@@ -18,36 +18,41 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "checks.h"
 #include "collspec.h"
 #include "expect.h"
 
 #define MAX_WORDS 128 /* words of one entry */
 
-/* The checks whose verdict can be FAIL for one case (check.c, verdict.c,
- * inproc.c, the driver's crash and hang). */
-static const char *const check_names[] = {
-	"error", "guard", "sendbuf", "untouched", "value", "identity",
-	"nanrule", "ovfrule", "sign", "bias", "precision", "oracle", "harness",
-	"crash", "hang",
-};
-#define NCHECKS ((int)(sizeof check_names / sizeof check_names[0]))
-
+/* The checks an entry may list: the check registry's expectable rows
+ * (those that can FAIL one case), in the registry's order. */
 const char *cs_expect_check_name(int i)
 {
-	return i >= 0 && i < NCHECKS ? check_names[i] : NULL;
+	const cs_check_info_t *c;
+	size_t k;
+
+	for (k = 0; i >= 0 && (c = cs_check_at(k)) != NULL; k++)
+		if (cs_check_expectable(c) && i-- == 0)
+			return c->name;
+	return NULL;
 }
 
 int cs_expect_nchecks(void)
 {
-	return NCHECKS;
+	int n = 0;
+
+	while (cs_expect_check_name(n))
+		n++;
+	return n;
 }
 
 static int check_index(const char *name)
 {
+	const char *s;
 	int i;
 
-	for (i = 0; i < NCHECKS; i++)
-		if (!strcmp(check_names[i], name))
+	for (i = 0; (s = cs_expect_check_name(i)) != NULL; i++)
+		if (!strcmp(s, name))
 			return i;
 	return -1;
 }
@@ -217,15 +222,16 @@ NAME_FN(p_a2av, cs_a2av_pattern_t, cs_a2av_parse)
 
 static cs_status_t p_check(const char *s, int *v)
 {
+	const char *name;
 	char valid[256] = "";
 	size_t used = 0;
 	int i;
 
 	if ((*v = check_index(s)) >= 0)
 		return CS_OK;
-	for (i = 0; i < NCHECKS; i++)
+	for (i = 0; (name = cs_expect_check_name(i)) != NULL; i++)
 		used += (size_t)snprintf(valid + used, sizeof valid - used,
-					 " %s", check_names[i]);
+					 " %s", name);
 	return cs_error(CS_ERR_INVALID, "unknown check '%s'; valid checks:%s",
 			s, valid);
 }

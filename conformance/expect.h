@@ -57,8 +57,10 @@ typedef struct cs_expect {
 	size_t n;
 } cs_expect_t;
 
-/* The check names an entry may list (those whose verdict can be FAIL):
- * name i for i in 0..cs_expect_nchecks()-1, NULL beyond. */
+/* The check names an entry may list: the rows of the check registry
+ * (checks.h) that can FAIL one case, in the registry's order; name i for
+ * i in 0..cs_expect_nchecks()-1 (at most 31: bit i of an entry's checks),
+ * NULL beyond. */
 const char *cs_expect_check_name(int i);
 int cs_expect_nchecks(void);
 

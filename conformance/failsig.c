@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "checks.h"
 #include "collspec.h"
 #include "expect.h"
 #include "failsig.h"
@@ -67,27 +68,22 @@ static int op_family(int op)
 	return CS_SIG_OP_NONE;
 }
 
+/* The check registry's family of each check (checks.h): the same values
+ * as this file's CS_SIG_CK_*. */
+_Static_assert(CS_SIG_CK_VALUES == (int)CS_CHECKF_VALUES &&
+	       CS_SIG_CK_MEMORY == (int)CS_CHECKF_MEMORY &&
+	       CS_SIG_CK_IDENTITY == (int)CS_CHECKF_IDENTITY &&
+	       CS_SIG_CK_CRASH == (int)CS_CHECKF_CRASH &&
+	       CS_SIG_CK_ERROR == (int)CS_CHECKF_ERROR &&
+	       CS_SIG_CK_OTHER == (int)CS_CHECKF_OTHER &&
+	       CS_SIG_NCHECKF == (int)CS_CHECK_NFAMILIES,
+	       "failsig.h's check families follow checks.h's");
+
 static int check_family(const char *check)
 {
-	static const struct {
-		const char *name;
-		int fam;
-	} map[] = {
-		{"value", CS_SIG_CK_VALUES}, {"nanrule", CS_SIG_CK_VALUES},
-		{"ovfrule", CS_SIG_CK_VALUES}, {"sign", CS_SIG_CK_VALUES},
-		{"bias", CS_SIG_CK_VALUES}, {"precision", CS_SIG_CK_VALUES},
-		{"guard", CS_SIG_CK_MEMORY}, {"sendbuf", CS_SIG_CK_MEMORY},
-		{"untouched", CS_SIG_CK_MEMORY},
-		{"identity", CS_SIG_CK_IDENTITY},
-		{"crash", CS_SIG_CK_CRASH}, {"hang", CS_SIG_CK_CRASH},
-		{"error", CS_SIG_CK_ERROR},
-	};
-	size_t i;
+	const cs_check_info_t *c = cs_check_find(check);
 
-	for (i = 0; i < sizeof map / sizeof map[0]; i++)
-		if (!strcmp(map[i].name, check))
-			return map[i].fam;
-	return CS_SIG_CK_OTHER;
+	return c ? (int)c->family : CS_SIG_CK_OTHER;
 }
 
 void cs_failsig_key(const cs_result_t *r, cs_failsig_key_t *k)

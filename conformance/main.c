@@ -1,33 +1,104 @@
 /*
- * main.c - the collspec binary: subcommand dispatch and `collspec list`.
+ * main.c - the collspec binary: the subcommand table, which drives the
+ * dispatch, the usage text and the "unknown command" error, and
+ * `collspec list`.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "checks.h"
 #include "collspec.h"
+#include "doctable.h"
 
-static const char main_usage[] =
+static int cmd_doc_table(int argc, char **argv);
+
+/*
+ * The subcommands. run is called with argv[0] the command's name and
+ * returns the exit status (0 ok, 1 failures, 2 usage or environment
+ * error). A hidden command (a maintainer's) is left out of the usage
+ * text and the docs but runs like the others.
+ */
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *args;    /* what follows the name on a command line */
+	const char *summary; /* one line, for the usage text and the docs */
+	int hidden;
+} commands[] = {
+	{"run", cs_cmd_run, "[options]",
+	 "run conformance cases on a backend and report verdicts", 0},
+	{"list", cs_cmd_list, "[--suite NAME --ranks SPEC]",
+	 "print the catalog: collectives, dtypes, ops, modes, backends, checks",
+	 0},
+	{"selfcheck", cs_cmd_selfcheck, "[-v]",
+	 "check the oracle against independent step-by-step evaluation", 0},
+	{"explain", cs_cmd_explain, "COLL [options]",
+	 "show what a collective computes, with a worked example", 0},
+	{"doc-table", cmd_doc_table, "TABLE",
+	 "print a Markdown table of the docs from the registries", 1},
+};
+
+#define NUM_COMMANDS (sizeof commands / sizeof commands[0])
+
+static const struct command *command_named(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NUM_COMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static const char usage_head[] =
 "usage: collspec COMMAND [options]\n"
 "\n"
 "CollSpec checks collective communication implementations against what\n"
 "each collective means, for every shape, dtype, reduction op and rank count.\n"
 "\n"
-"commands:\n"
-"  run        run conformance cases on a backend and report verdicts\n"
-"  list       print the catalog: collectives, dtypes, ops, modes, backends\n"
-"  selfcheck  check the oracle against independent step-by-step evaluation\n"
-"  explain    show what a collective computes, with a worked example\n"
+"commands:\n";
+
+static const char usage_tail[] =
 "\n"
 "`collspec COMMAND --help` describes each command.\n"
 "example: collspec run --backend mpi --ranks 1-8\n";
+
+/* The usage text: its list of commands from the table. */
+static void print_usage(FILE *out)
+{
+	size_t i;
+
+	fputs(usage_head, out);
+	for (i = 0; i < NUM_COMMANDS; i++)
+		if (!commands[i].hidden)
+			fprintf(out, "  %-10s %s\n", commands[i].name,
+				commands[i].summary);
+	fputs(usage_tail, out);
+}
+
+/* "run list ...": the commands a user may type (the hidden ones too are
+ * accepted, but not offered). */
+static void print_command_names(FILE *out)
+{
+	size_t i;
+	int first = 1;
+
+	for (i = 0; i < NUM_COMMANDS; i++)
+		if (!commands[i].hidden) {
+			fprintf(out, "%s%s", first ? "" : " ",
+				commands[i].name);
+			first = 0;
+		}
+}
 
 static const char list_usage[] =
 "usage: collspec list [--suite quick|full --ranks SPEC]\n"
 "\n"
 "Print the catalog: collectives with their meaning, dtypes with size and\n"
 "format, reduction ops, input data modes, communicator variants, alltoallv\n"
-"patterns, backends and suites. With --suite and --ranks, also the number\n"
-"of cases the suite has at each world size.\n";
+"patterns, backends, suites and the checks a result can name. With\n"
+"--suite and --ranks, also the number of cases the suite has at each world\n"
+"size.\n";
 
 static void list_colls(void)
 {
@@ -61,6 +132,21 @@ static void list_dtypes(void)
 	}
 }
 
+/* The check names a result can carry (checks.h), most serious first. */
+static void list_checks(void)
+{
+	const cs_check_info_t *c;
+	char verdicts[64];
+	size_t i;
+
+	printf("\nchecks (a result's `check`; docs/running.md section 8):\n");
+	for (i = 0; (c = cs_check_at(i)) != NULL; i++) {
+		cs_check_verdicts_text(c, verdicts, sizeof verdicts);
+		printf("  %-12s %-13s set by %s\n", c->name, verdicts,
+		       c->setter);
+	}
+}
+
 static void list_rest(void)
 {
 	int i;
@@ -82,6 +168,7 @@ static void list_rest(void)
 		       cs_a2av_desc((cs_a2av_pattern_t)i));
 	printf("\nbackends:\n");
 	cs_backend_print_list(stdout);
+	list_checks();
 }
 
 /* The suite registry: name and purpose, then how the cases are chosen. */
@@ -157,24 +244,93 @@ int cs_cmd_list(int argc, char **argv)
 	return 0;
 }
 
+/* ---- doc-table: the docs' tables (doctable.h) ---------------------------- */
+
+static void doc_table_commands(FILE *out)
+{
+	static const char *const head[3] = {"command", "arguments",
+					    "what it does"};
+	char name[48], args[96];
+	const char *cell[3] = {name, args, NULL};
+	size_t i;
+
+	cs_md_header(out, 3, head);
+	for (i = 0; i < NUM_COMMANDS; i++) {
+		if (commands[i].hidden)
+			continue;
+		snprintf(name, sizeof name, "`collspec %s`", commands[i].name);
+		snprintf(args, sizeof args, "`%s`", commands[i].args);
+		cell[2] = commands[i].summary;
+		cs_md_row(out, 3, cell);
+	}
+}
+
+/* The tables `collspec doc-table NAME` prints. */
+static const struct doc_table {
+	const char *name;
+	void (*print)(FILE *out);
+} doc_tables[] = {
+	{"backends", cs_doc_table_backends},
+	{"checks", cs_doc_table_checks},
+	{"commands", doc_table_commands},
+	{"expect-checks", cs_doc_table_expect_checks},
+};
+
+#define NUM_DOC_TABLES (sizeof doc_tables / sizeof doc_tables[0])
+
+static void doc_table_names(FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < NUM_DOC_TABLES; i++)
+		fprintf(out, " %s", doc_tables[i].name);
+}
+
+static const char doc_table_usage[] =
+"usage: collspec doc-table TABLE\n"
+"\n"
+"Print the Markdown table TABLE of the docs from collspec's registries (a\n"
+"maintainer command: scripts/doc-tables.sh puts them into the docs).\n"
+"tables:";
+
+static int cmd_doc_table(int argc, char **argv)
+{
+	const char *name = argc == 2 ? argv[1] : "";
+	size_t i;
+
+	if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+		fputs(doc_table_usage, stdout);
+		doc_table_names(stdout);
+		fputc('\n', stdout);
+		return 0;
+	}
+	for (i = 0; i < NUM_DOC_TABLES; i++)
+		if (!strcmp(name, doc_tables[i].name)) {
+			doc_tables[i].print(stdout);
+			return 0;
+		}
+	fprintf(stderr, "collspec doc-table: expected one table name; valid "
+		"tables:");
+	doc_table_names(stderr);
+	fputs(" (see collspec doc-table --help)\n", stderr);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
+	const struct command *c;
 
 	if (!cmd || !strcmp(cmd, "--help") || !strcmp(cmd, "-h") ||
 	    !strcmp(cmd, "help")) {
-		fputs(main_usage, cmd ? stdout : stderr);
+		print_usage(cmd ? stdout : stderr);
 		return cmd ? 0 : 2;
 	}
-	if (!strcmp(cmd, "run"))
-		return cs_cmd_run(argc - 1, argv + 1);
-	if (!strcmp(cmd, "list"))
-		return cs_cmd_list(argc - 1, argv + 1);
-	if (!strcmp(cmd, "selfcheck"))
-		return cs_cmd_selfcheck(argc - 1, argv + 1);
-	if (!strcmp(cmd, "explain"))
-		return cs_cmd_explain(argc - 1, argv + 1);
-	fprintf(stderr, "collspec: unknown command '%s'; valid commands: run list "
-		"selfcheck explain (see collspec --help)\n", cmd);
+	if ((c = command_named(cmd)) != NULL)
+		return c->run(argc - 1, argv + 1);
+	fprintf(stderr, "collspec: unknown command '%s'; valid commands: ",
+		cmd);
+	print_command_names(stderr);
+	fputs(" (see collspec --help)\n", stderr);
 	return 2;
 }

@@ -38,7 +38,8 @@ void cs_local_init(cs_local_t *l, int world_rank, int comm_rank);
 void cs_local_set(cs_local_t *l, cs_verdict_t v, const char *check,
 		  const char *reason, const char *detail);
 
-/* Order in which checks' verdicts are preferred (for a known name). */
+/* Order in which checks' verdicts are preferred: the check registry's
+ * (checks.h, cs_check_priority). */
 int cs_check_prio(const char *check);
 
 /* Collectives whose result is the same on every rank. */
