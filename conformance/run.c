@@ -95,8 +95,11 @@ int cs_cmd_run(int argc, char **argv)
 	if (!o)
 		return 2;
 	(void)cs_run_launched(); /* decide before anything calls MPI_Init */
-	rc = cs_run_parse_args(argc, argv, o);
-	if (rc == 0) {
+	if (cs_run_parse_args(argc, argv, o) != CS_OK)
+		rc = 2; /* (the parser said why) */
+	else if (o->help)
+		rc = 0;
+	else {
 		o->out = claim_stdout();
 		if (o->nsizes && !cs_run_launched() && !o->results)
 			rc = cs_run_sweep(o);
@@ -105,6 +108,6 @@ int cs_cmd_run(int argc, char **argv)
 	}
 	free(o->wargs);
 	free(o);
-	return rc < 0 ? 0 : rc;
+	return rc;
 }
 

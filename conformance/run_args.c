@@ -205,8 +205,8 @@ static int verbose_flags(const char *arg)
 	return (int)(n - 1);
 }
 
-/* Contract in collspec.h. */
-int cs_run_parse_args(int argc, char **argv, cs_run_opts_t *o)
+/* Contract in run_args.h. */
+cs_status_t cs_run_parse_args(int argc, char **argv, cs_run_opts_t *o)
 {
 	int i, nv;
 
@@ -219,7 +219,7 @@ int cs_run_parse_args(int argc, char **argv, cs_run_opts_t *o)
 	o->repeat = 2;
 	o->wargs = calloc((size_t)argc * 2 + 1, sizeof *o->wargs);
 	if (!o->wargs)
-		return 2;
+		return cs_error(CS_ERR_NOMEM, "out of memory");
 	for (i = 1; i < argc; i++) {
 		const char *v;
 		const struct opt *op = find_opt(argv[i], &v);
@@ -232,24 +232,25 @@ int cs_run_parse_args(int argc, char **argv, cs_run_opts_t *o)
 		if (!op) {
 			fprintf(stderr, "collspec run: unknown option '%s' (see "
 				"collspec run --help)\n", argv[i]);
-			return 2;
+			return CS_ERR_INVALID;
 		}
 		if (op->id == O_HELP) {
 			printf(run_usage, CS_BACKEND_OPT_MAX, DEFAULT_TIMEOUT,
 			       CS_CLI_MAX_TIMEOUT);
-			return -1;
+			o->help = 1;
+			return CS_OK;
 		}
 		if (op->has_arg && !v) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "collspec run: %s needs a value\n",
 					op->name);
-				return 2;
+				return CS_ERR_INVALID;
 			}
 			v = argv[++i];
 		}
 		if (apply_opt(o, op->id, v ? v : "") != CS_OK) {
 			fprintf(stderr, "collspec run: %s\n", cs_last_error());
-			return 2;
+			return CS_ERR_INVALID;
 		}
 		if (op->worker) {
 			o->wargs[o->nwargs++] = (char *)op->name;
@@ -257,7 +258,7 @@ int cs_run_parse_args(int argc, char **argv, cs_run_opts_t *o)
 				o->wargs[o->nwargs++] = (char *)v;
 		}
 	}
-	return 0;
+	return CS_OK;
 }
 
 /* path's directory made absolute (symbolic links resolved) and its last
@@ -323,21 +324,21 @@ static int distinct_outputs(const cs_run_opts_t *o)
 	return 1;
 }
 
-int cs_run_validate(const cs_run_opts_t *o, int P)
+int cs_run_opts_ok(const cs_run_opts_t *o, int P)
 {
 	size_t es = 1;
 	int d, i;
 
 	if (!distinct_outputs(o))
-		return 2;
+		return 0;
 	if (cs_suite_check_name(o->suite) != CS_OK) {
 		fprintf(stderr, "collspec run: %s\n", cs_last_error());
-		return 2;
+		return 0;
 	}
 	if (!cs_backend_known(o->backend)) {
 		fprintf(stderr, "collspec run: unknown backend '%s'; valid "
 			"backends: %s\n", o->backend, cs_backend_names());
-		return 2;
+		return 0;
 	}
 	for (d = 0; d < CS_NUM_DTYPES; d++)
 		if ((!o->f.dtypes || (o->f.dtypes >> d & 1)) &&
@@ -349,10 +350,10 @@ int cs_run_validate(const cs_run_opts_t *o, int P)
 			fprintf(stderr, "collspec run: --count %zu: %zu elements x "
 				"%d ranks x %zu bytes overflows a buffer size\n",
 				c, c, P, es);
-			return 2;
+			return 0;
 		}
 	}
-	return 0;
+	return 1;
 }
 
 void cs_run_report_opts(const cs_run_opts_t *o, cs_report_opts_t *ro)

@@ -206,23 +206,26 @@ static int launcher_found(const char *name)
  * Everything the driver checks before it writes or launches anything:
  * options, a non-empty sweep, the backend (a plugin is loaded in a child
  * process, under the --timeout), the launcher (unless the backend runs
- * every rank in the worker). 0, 2 (printed), or 1 when the plugin crashed,
- * exited or hung while loading (the message in cs_last_error()).
+ * every rank in the worker). 1 when the sweep can start, 0 when it cannot
+ * (said on stderr). A plugin that crashed, exited or hung while loading
+ * is not a refusal but the run's failure: *loadfail is then its message
+ * (malloc'ed) and the result 1.
  */
-static int driver_preflight(const cs_run_opts_t *o, int pmax,
-			    cs_backend_info_t *info, size_t *total,
-			    size_t *ncases)
+static int preflight_ok(const cs_run_opts_t *o, int pmax,
+			cs_backend_info_t *info, size_t *total, size_t *ncases,
+			char **loadfail)
 {
-	if (cs_run_validate(o, pmax))
-		return 2;
+	*loadfail = NULL;
+	if (!cs_run_opts_ok(o, pmax))
+		return 0;
 	*total = sweep_total(o, ncases);
 	if (!*total)
-		return 2;
+		return 0;
 	if (cs_backend_probe(o->backend, o->timeout, info) != CS_OK) {
 		if (info->fault)
-			return 1;
+			return (*loadfail = strdup(cs_last_error())) != NULL;
 		fprintf(stderr, "collspec run: %s\n", cs_last_error());
-		return 2;
+		return 0;
 	}
 	if (info->proc_model != CS_PROC_ALL_IN_PROCESS &&
 	    !launcher_found(o->mpiexec ? o->mpiexec
@@ -230,9 +233,9 @@ static int driver_preflight(const cs_run_opts_t *o, int pmax,
 		fprintf(stderr, "collspec run: mpiexec not found: %s (install an "
 			"MPI, or name the launcher with --mpiexec PATH)\n",
 			o->mpiexec ? o->mpiexec : "no 'mpiexec' on PATH");
-		return 2;
+		return 0;
 	}
-	return 0;
+	return 1;
 }
 
 /* A signal stops the sweep: the reports say so before the driver dies (or,
@@ -276,17 +279,17 @@ static void driver_opts(const cs_run_opts_t *o, int pmax, int inproc,
 	d->on_signal = driver_signal;
 }
 
-/* The path of this executable into self[0..n); 0 or 2 (printed). */
-static int find_self(char *self, size_t n)
+/* The path of this executable into self[0..n); 0 when not found (said). */
+static int find_self_ok(char *self, size_t n)
 {
 	ssize_t len = readlink("/proc/self/exe", self, n - 1);
 
 	if (len <= 0 || (size_t)len >= n - 1) {
 		fprintf(stderr, "collspec run: cannot find my own executable\n");
-		return 2;
+		return 0;
 	}
 	self[len] = '\0';
-	return 0;
+	return 1;
 }
 
 /* The sweep, reports open: the exit code. */
@@ -315,11 +318,11 @@ int cs_run_sweep(const cs_run_opts_t *o)
 
 	for (i = 0; i < o->nsizes; i++)
 		pmax = o->sizes[i] > pmax ? o->sizes[i] : pmax;
-	rc = driver_preflight(o, pmax, &bi, &total, ncases);
-	if (rc == 1 && !(loadfail = strdup(cs_last_error())))
-		rc = 2;
-	if (rc == 2 || find_self(self, sizeof self))
+	if (!preflight_ok(o, pmax, &bi, &total, ncases, &loadfail) ||
+	    !find_self_ok(self, sizeof self)) {
+		free(loadfail);
 		return 2;
+	}
 	sink.name = bi.name;
 	cs_run_report_opts(o, &ro);
 	if (cs_report_open(&ro, &sink.rep) != CS_OK) {

@@ -290,7 +290,7 @@ int cs_worker_start(cs_worker_t *w, cs_hcase_t **cases, size_t *n)
 	if (!cs_worker_agree(w, size_listed(o, W), msg))
 		return 0;
 	/* (the leader validates and prints why) */
-	ok = !cs_rgroup_leads(w->g) || cs_run_validate(o, W) == 0;
+	ok = !cs_rgroup_leads(w->g) || cs_run_opts_ok(o, W);
 	if (!cs_worker_agree(w, ok, NULL))
 		return 0;
 	ok = cs_suite_build(o->suite, W, &o->f, cases, n) == CS_OK;

@@ -138,8 +138,7 @@ static void test_error_keeps_cause(void **state)
 
 /* ---- command-line parsing ------------------------------------------------- */
 
-/* Parse `run` with args (NULL-terminated): 0, 2 or -1 as
- * cs_run_parse_args returns. */
+/* Parse `run` with args (NULL-terminated): cs_run_parse_args's status. */
 static int parse(cs_run_opts_t *o, const char *a0, const char *a1,
 		 const char *a2)
 {
@@ -162,8 +161,8 @@ static void test_parse_verbose(void **state)
 	assert_int_equal(o.nwargs, 3); /* handed on to the workers */
 	assert_string_equal(o.wargs[0], "-vv");
 	free(o.wargs);
-	assert_int_equal(parse(&o, "-vx", NULL, NULL), 2);
-	assert_int_equal(parse(&o, "-", NULL, NULL), 2);
+	assert_int_equal(parse(&o, "-vx", NULL, NULL), CS_ERR_INVALID);
+	assert_int_equal(parse(&o, "-", NULL, NULL), CS_ERR_INVALID);
 }
 
 static void test_parse_seed(void **state)
@@ -183,7 +182,7 @@ static void test_parse_seed(void **state)
 	assert_int_equal(parse(&o, "--seed=18446744073709551615", NULL, NULL), 0);
 	assert_true(o.f.seed == UINT64_MAX);
 	for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
-		assert_int_equal(parse(&o, "--seed", bad[i], NULL), 2);
+		assert_int_equal(parse(&o, "--seed", bad[i], NULL), CS_ERR_INVALID);
 }
 
 static void test_parse_timeout(void **state)
@@ -201,7 +200,7 @@ static void test_parse_timeout(void **state)
 	assert_int_equal(parse(&o, "--timeout", "0.5", NULL), 0);
 	assert_true(o.timeout == 0.5);
 	for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
-		assert_int_equal(parse(&o, "--timeout", bad[i], NULL), 2);
+		assert_int_equal(parse(&o, "--timeout", bad[i], NULL), CS_ERR_INVALID);
 }
 
 /* --backend and --backend-opt: bounded, printable; --first kept. */
@@ -214,19 +213,19 @@ static void test_parse_limits(void **state)
 	memset(opt, 'o', CS_BACKEND_OPT_MAX);
 	assert_int_equal(parse(&o, "--backend-opt", opt, NULL), 0);
 	opt[CS_BACKEND_OPT_MAX] = 'o';
-	assert_int_equal(parse(&o, "--backend-opt", opt, NULL), 2);
+	assert_int_equal(parse(&o, "--backend-opt", opt, NULL), CS_ERR_INVALID);
 	memcpy(be, "plugin:", 7);
 	memset(be + 7, 'p', CS_BACKEND_MAX - 7);
 	assert_int_equal(parse(&o, "--backend", be, NULL), 0);
 	be[CS_BACKEND_MAX] = 'p';
-	assert_int_equal(parse(&o, "--backend", be, NULL), 2);
-	assert_int_equal(parse(&o, "--backend-opt", "a\tb", NULL), 2);
-	assert_int_equal(parse(&o, "--backend-opt", "a\nb", NULL), 2);
+	assert_int_equal(parse(&o, "--backend", be, NULL), CS_ERR_INVALID);
+	assert_int_equal(parse(&o, "--backend-opt", "a\tb", NULL), CS_ERR_INVALID);
+	assert_int_equal(parse(&o, "--backend-opt", "a\nb", NULL), CS_ERR_INVALID);
 	assert_int_equal(parse(&o, "--backend-opt", "caf\xc3\xa9 \xff", NULL), 0);
 	assert_int_equal(parse(&o, "--first", "3", "--ranks=2"), 0);
 	assert_int_equal(o.first, 3);
-	assert_int_equal(parse(&o, "--first", "-3", NULL), 2);
-	assert_int_equal(parse(&o, "--root", " 1", NULL), 2);
+	assert_int_equal(parse(&o, "--first", "-3", NULL), CS_ERR_INVALID);
+	assert_int_equal(parse(&o, "--root", " 1", NULL), CS_ERR_INVALID);
 }
 
 static void test_filter_init(void **state)

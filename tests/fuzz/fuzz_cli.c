@@ -110,9 +110,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		argv[argc++] = buf + start;
 	argv[argc] = NULL;
 	rc = cs_run_parse_args(argc, argv, &o);
-	CS_FUZZ_CHECK(rc == 0 || rc == 2 || rc == -1,
+	CS_FUZZ_CHECK(rc == CS_OK || rc == CS_ERR_INVALID,
 		      "cs_run_parse_args returned %d", rc);
-	if (rc == 0) {
+	if (rc == CS_OK && !o.help) {
 		in_range(&o);
 		worker_args(&o);
 	}
