@@ -144,7 +144,7 @@ int cs_nccl_supports(cs_bcomm_t comm, const cs_backend_query_t *q,
 /* Depth of group_start/group_end (nccl-local). */
 static int nb_group_depth;
 
-int cs_nccl_in_group(void)
+bool cs_nccl_in_group(void)
 {
 	return nb_group_depth > 0;
 }

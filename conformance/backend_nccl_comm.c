@@ -2,7 +2,7 @@
  * backend_nccl_comm.c - the communicators of the nccl backends: status
  * codes and the text of the last failure, devices, the bootstrap (every
  * rank's readiness, then rank 0's unique id), init (nccl), init_all
- * (nccl-local), comm_split, comm_free and synchronize.
+ * (nccl-local), comm_split, comm_free and error_string.
  *
  * What a communicator holds, the status codes and the other files:
  * backend_nccl_impl.h.

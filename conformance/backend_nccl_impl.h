@@ -5,20 +5,22 @@
  * The files, in the order one call flows through them:
  *   backend_nccl.c       the two backend structs: which function is which
  *                        member of `nccl` and of `nccl-local`;
- *   backend_nccl_comm.c  status codes and their text, devices, the
- *                        bootstrap (readiness and the unique id),
- *                        communicators (init, init_all, comm_split,
- *                        comm_free) and synchronize;
+ *   backend_nccl_comm.c  status codes and their text (error_string),
+ *                        devices, the bootstrap (readiness and the unique
+ *                        id), communicators (init, init_all, comm_split,
+ *                        comm_free);
  *   backend_nccl_coll.c  the catalog in NCCL's terms (dtype and op maps),
- *                        the rules every call checks first, the five
- *                        collectives NCCL has, supports, group calls;
+ *                        supports, group calls, the rules every call
+ *                        checks first, the five collectives NCCL has,
+ *                        synchronize;
  *   backend_nccl_p2p.c   the five built from grouped ncclSend/ncclRecv
  *                        (sendrecv, gather, scatter, alltoall, alltoallv)
  *                        and the in-place staging they need.
  *
  * Status codes: every function below that returns int returns 0 or a
  * status of the nccl backends, already recorded (cs_nccl_fail) so that
- * error_string can say what failed: CS_NCCL_ERR_* (backend_nccl.h) and
+ * error_string can say what failed (supports answers as the ABI says:
+ * non-zero when the case runs): CS_NCCL_ERR_* (backend_nccl.h) and
  * NB_E* below are ours; NCCL's ncclResult_t and CUDA's cudaError_t come
  * shifted by NB_NCCL and NB_CUDA. These are the plugin ABI's statuses
  * (collspec/backend.h), not cs_status_t: the harness reads them as it
@@ -30,6 +32,7 @@
 #ifndef CS_BACKEND_NCCL_IMPL_H
 #define CS_BACKEND_NCCL_IMPL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -50,7 +53,8 @@
 
 #define NB_FMT(a, b) __attribute__((format(printf, a, b)))
 
-/* Our status codes beside CS_NCCL_ERR_NODEV (1) and _FEWDEV (2). */
+/* Our status codes beside CS_NCCL_ERR_NODEV and CS_NCCL_ERR_FEWDEV (the
+ * ABI's device statuses, negative). */
 enum {
 	NB_EINVAL = 3,   /* a bad argument, or a call the model forbids */
 	NB_ENOMEM = 4,   /* host memory */
@@ -101,19 +105,20 @@ int cs_nccl_shape(struct nb_comm *c);
 
 /* ---- communicators: backend members (backend_nccl_comm.c) ---------------- */
 
+/* The members of the same names of cs_backend_t; their contracts are the
+ * ABI's (collspec/backend.h). */
 int cs_nccl_init(const cs_bootstrap_t *world, const char *options,
 		 cs_bcomm_t *out);
 int cs_nccl_init_all(int nranks, const char *options, cs_bcomm_t *comms);
 int cs_nccl_comm_split(cs_bcomm_t comm, int color, int key,
 		       const cs_bootstrap_t *sub, cs_bcomm_t *out);
 int cs_nccl_comm_free(cs_bcomm_t comm);
-int cs_nccl_synchronize(cs_bcomm_t comm, void *stream);
 const char *cs_nccl_error_string(cs_bcomm_t comm, int err);
 
 /* ---- the rules of a call and groups (backend_nccl_coll.c) ---------------- */
 
-/* Non-zero while this thread is between group_start and group_end. */
-int cs_nccl_in_group(void);
+/* True while this thread is between group_start and group_end. */
+bool cs_nccl_in_group(void);
 
 /* nccl-local: c's calls (`what`, for the message) must sit between
  * group_start and group_end, unless c has one rank. 0, or NB_EINVAL. */
@@ -133,6 +138,8 @@ size_t cs_nccl_type_size(cs_dtype_t d);
 
 /* ---- collectives: backend members ---------------------------------------- */
 
+/* The members of the same names of cs_backend_t; their contracts are the
+ * ABI's (collspec/backend.h). */
 /* NCCL's own (backend_nccl_coll.c) */
 int cs_nccl_allreduce(const void *s, void *r, size_t count, cs_dtype_t d,
 		      cs_op_t op, const void *scalar, cs_bcomm_t comm,
@@ -151,6 +158,7 @@ int cs_nccl_supports(cs_bcomm_t comm, const cs_backend_query_t *q,
 		     char *reason, size_t len);
 int cs_nccl_group_start(void);
 int cs_nccl_group_end(void);
+int cs_nccl_synchronize(cs_bcomm_t comm, void *stream);
 
 /* from grouped send/recv (backend_nccl_p2p.c) */
 int cs_nccl_sendrecv(const void *s, void *r, size_t count, cs_dtype_t d,
