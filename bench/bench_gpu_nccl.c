@@ -2,7 +2,7 @@
  * bench_gpu_nccl.c - NCCL's allreduce across the local GPUs, one rank per
  * device, as bench_gpu's yardstick for busbw (bench_gpu.h). Built only
  * with NCCL (CS_HAVE_NCCL); the project finds it in
- * cmake/FindNCCLLocal.cmake, and conformance/backend_nccl.c is the
+ * cmake/FindNCCLLocal.cmake, and conformance/backend_nccl*.c are the
  * harness's full use of it.
  */
 #include <stdlib.h>

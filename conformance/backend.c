@@ -155,6 +155,8 @@ cs_status_t cs_backend_validate(const cs_backend_t *b, const char *origin)
 
 static int load_stage_fd = -1;
 
+/* (load_stage_fd is set only in probe_child, the forked child: there
+ * _exit is how it ends, never in the harness's own process.) */
 static void load_stage(char stage)
 {
 	if (load_stage_fd >= 0 && write(load_stage_fd, &stage, 1) != 1)
@@ -345,6 +347,7 @@ struct probe_reply {
 	char name[CS_BACKEND_NAME_MAX + 1];
 };
 
+/* In the child (probe_child), which _exits when the parent is gone. */
 static void write_all(int fd, const void *p, size_t n)
 {
 	const char *c = p;
@@ -361,8 +364,9 @@ static void write_all(int fd, const void *p, size_t n)
 	}
 }
 
-/* In the child: load spec, write the stages and the outcome to fd, exit
- * without running anything of the plugin's (no destructors). */
+/* In the child, right after fork: load spec, write the stages and the
+ * outcome to fd, _exit without running anything of the plugin's (no
+ * destructors, no atexit handlers of the parent's). */
 static void probe_child(const char *spec, int fd, pid_t parent)
 {
 	const cs_backend_t *b = NULL;
@@ -405,30 +409,36 @@ static double mono_s(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Read what the pipe has (waiting up to ms for it): 1 bytes read, -1 none
- * yet, 0 end of file (or an error). */
-static int probe_read(struct probe *p, int ms)
+/* What one probe_read found. */
+enum probe_got {
+	PROBE_EOF,   /* end of file, or an error: the pipe is done */
+	PROBE_NONE,  /* nothing yet */
+	PROBE_BYTES, /* bytes, appended to p->buf */
+};
+
+/* Read what the pipe has, waiting up to ms for it. */
+static enum probe_got probe_read(struct probe *p, int ms)
 {
 	struct pollfd pfd = {p->fd, POLLIN, 0};
 	ssize_t k;
 	char *nb;
 
 	if (poll(&pfd, 1, ms) <= 0)
-		return -1;
+		return PROBE_NONE;
 	if (p->cap - p->len < 4096) {
 		nb = realloc(p->buf, p->cap + 65536);
 		if (!nb)
-			return 0;
+			return PROBE_EOF;
 		p->buf = nb;
 		p->cap += 65536;
 	}
 	k = read(p->fd, p->buf + p->len, p->cap - p->len);
 	if (k < 0 && errno == EINTR)
-		return -1;
+		return PROBE_NONE;
 	if (k <= 0)
-		return 0;
+		return PROBE_EOF;
 	p->len += (size_t)k;
-	return 1;
+	return PROBE_BYTES;
 }
 
 /* 1 when the child has exited (it stays a zombie, so that its process
@@ -452,13 +462,13 @@ static void probe_wait(struct probe *p, double timeout)
 
 	while (!(exited = probe_exited(p)) && mono_s() <= end) {
 		if (open)
-			open = probe_read(p, 20) != 0;
+			open = probe_read(p, 20) != PROBE_EOF;
 		else
 			poll(NULL, 0, 20);
 	}
 	/* what the child wrote before it exited is in the pipe; a process it
 	 * started may hold the pipe open, so no blocking read */
-	while (exited && open && probe_read(p, 0) > 0)
+	while (exited && open && probe_read(p, 0) == PROBE_BYTES)
 		;
 	p->timed_out = !exited;
 	kill(-p->pid, SIGKILL);

@@ -106,7 +106,8 @@ static int gb_init_all(int nranks, const char *options, cs_bcomm_t *comms)
 	cs_ipexec_t x = { gb_run, gb_free_state, NULL };
 	int rc;
 
-	if (cs_gpuopts_parse(options, &gb_opts, gb_err, sizeof gb_err))
+	if (cs_gpuopts_parse(options, &gb_opts, gb_err, sizeof gb_err) !=
+	    CS_OK)
 		return CS_IPG_EINVAL;
 	if (!gb_ipg && !(gb_ipg = cs_ipg_new(x)))
 		return gb_fail(CS_IPG_ENOMEM, "gpu: out of memory");

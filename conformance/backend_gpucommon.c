@@ -3,6 +3,7 @@
  * and `gpu-sim` backends (see backend_gpucommon.h).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,29 +21,31 @@ const char *cs_gpu_algo_name(csg_algo_t a)
 	return (unsigned)a < CSG_NUM_ALGOS ? algo_names[a] : "?";
 }
 
-/* A number 1..64 (0: default) from [s, s + n). */
-static int small_number(const char *s, size_t n, int *out)
+/* A number 1..64 (0: default) from [s, s + n) into *out: true, or false
+ * (*out untouched) when [s, s + n) is not one. */
+static bool small_number_ok(const char *s, size_t n, int *out)
 {
 	char buf[16], *end;
 	long v;
 
 	if (n == 0 || n >= sizeof buf)
-		return -1;
+		return false;
 	memcpy(buf, s, n);
 	buf[n] = 0;
 	if (buf[0] < '0' || buf[0] > '9')
-		return -1;
+		return false;
 	errno = 0;
 	v = strtol(buf, &end, 10);
 	if (errno || *end || v < 0 || v > 64)
-		return -1;
+		return false;
 	*out = (int)v;
-	return 0;
+	return true;
 }
 
-/* One "key=value" item of length n. */
-static int parse_item(const char *s, size_t n, cs_gpuopts_t *o, char *err,
-		      size_t len)
+/* One "key=value" item of length n into o: true, or false with the
+ * message in err[0..len). */
+static bool item_ok(const char *s, size_t n, cs_gpuopts_t *o, char *err,
+		    size_t len)
 {
 	const char *eq = memchr(s, '=', n);
 	size_t k = eq ? (size_t)(eq - s) : n, vn = eq ? n - k - 1 : 0;
@@ -53,23 +56,23 @@ static int parse_item(const char *s, size_t n, cs_gpuopts_t *o, char *err,
 			if (strlen(algo_names[a]) == vn &&
 			    !strncmp(eq + 1, algo_names[a], vn)) {
 				o->algo = (csg_algo_t)a;
-				return 0;
+				return true;
 			}
 	} else if (eq && k == 8 && !strncmp(s, "channels", 8)) {
-		if (!small_number(eq + 1, vn, &o->nchan))
-			return 0;
+		if (small_number_ok(eq + 1, vn, &o->nchan))
+			return true;
 	} else if (eq && k == 6 && !strncmp(s, "slices", 6)) {
-		if (!small_number(eq + 1, vn, &o->nslices))
-			return 0;
+		if (small_number_ok(eq + 1, vn, &o->nslices))
+			return true;
 	}
 	snprintf(err, len, "bad backend option '%.*s' (valid: algo=auto|ring|"
 		 "tree|direct|pairwise, channels=0..64, slices=0..64)",
 		 (int)(n > 200 ? 200 : n), s);
-	return -1;
+	return false;
 }
 
-int cs_gpuopts_parse(const char *options, cs_gpuopts_t *o, char *err,
-		     size_t len)
+cs_status_t cs_gpuopts_parse(const char *options, cs_gpuopts_t *o, char *err,
+			     size_t len)
 {
 	const char *s = options ? options : "", *comma;
 
@@ -80,11 +83,11 @@ int cs_gpuopts_parse(const char *options, cs_gpuopts_t *o, char *err,
 		comma = strchr(s, ',');
 		size_t n = comma ? (size_t)(comma - s) : strlen(s);
 
-		if (n && parse_item(s, n, o, err, len))
-			return -1;
+		if (n && !item_ok(s, n, o, err, len))
+			return CS_ERR_INVALID;
 		s += n + (comma != NULL);
 	}
-	return 0;
+	return CS_OK;
 }
 
 int cs_gpu_supports(const cs_gpuopts_t *o, const cs_backend_query_t *q,
@@ -149,28 +152,31 @@ static int build_vmat(const cs_ipcall_t *c, cs_gpuvmat_t *v, char *err,
 	return 0;
 }
 
-/* The in-place flag every significant rank agrees on, or -1. */
-static int agreed_inplace(const cs_ipcall_t *c)
+/* The in-place flag every significant rank agrees on, into *ip: true,
+ * or false when some ranks called in place and some not. */
+static bool agreed_inplace_ok(const cs_ipcall_t *c, int *ip)
 {
-	int q, ip;
+	int q;
 
-	if (cs_coll_rooted(c->coll))
-		return cs_ipcall_inplace(c, c->root);
-	ip = cs_ipcall_inplace(c, 0);
+	if (cs_coll_rooted(c->coll)) {
+		*ip = cs_ipcall_inplace(c, c->root);
+		return true;
+	}
+	*ip = cs_ipcall_inplace(c, 0);
 	for (q = 1; q < c->P; q++)
-		if (cs_ipcall_inplace(c, q) != ip)
-			return -1;
-	return ip;
+		if (cs_ipcall_inplace(c, q) != *ip)
+			return false;
+	return true;
 }
 
 int cs_gpu_plan(const cs_gpuopts_t *o, const cs_ipcall_t *c, csg_plan_t *p,
 		cs_gpuvmat_t *v, char *err, size_t len)
 {
 	csg_vmat_t m = { NULL, NULL, NULL };
-	int ip = agreed_inplace(c), rc;
+	int ip = 0, rc;
 
 	v->cnt = v->sdis = v->rdis = NULL;
-	if (ip < 0) {
+	if (!agreed_inplace_ok(c, &ip)) {
 		snprintf(err, len, "%s: some ranks called in place and some "
 			 "not", cs_coll_name(c->coll));
 		return CS_IPG_EINVAL;

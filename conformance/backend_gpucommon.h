@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include "collspec/backend.h"
 #include "csgpu/sched.h"
+#include "csref/status.h"
 #include "ipgroup.h"
 
 typedef struct cs_gpuopts {
@@ -26,10 +27,11 @@ typedef struct cs_gpuopts {
 	int nslices;
 } cs_gpuopts_t;
 
-/* Parse options into o. 0, or -1 with a message naming the bad option
- * in err[0..len). */
-int cs_gpuopts_parse(const char *options, cs_gpuopts_t *o, char *err,
-		     size_t len);
+/* Parse options into o: CS_OK, or CS_ERR_INVALID with a message naming
+ * the bad option in err[0..len) (the backend's error_string gives it;
+ * cs_last_error() is not set). */
+cs_status_t cs_gpuopts_parse(const char *options, cs_gpuopts_t *o, char *err,
+			     size_t len);
 
 /* The name of algorithm a ("ring"). */
 const char *cs_gpu_algo_name(csg_algo_t a);

@@ -115,7 +115,8 @@ static int gs_init_all(int nranks, const char *options, cs_bcomm_t *comms)
 	cs_ipexec_t x = { gs_run, NULL, NULL };
 	int rc;
 
-	if (cs_gpuopts_parse(options, &gs_opts, gs_err, sizeof gs_err))
+	if (cs_gpuopts_parse(options, &gs_opts, gs_err, sizeof gs_err) !=
+	    CS_OK)
 		return CS_IPG_EINVAL;
 	if (!gs_opts.nchan)
 		gs_opts.nchan = 2;

@@ -21,12 +21,16 @@
  * signed char, short, int, long, long long (unsigned likewise; float,
  * double) whose size is the dtype's, or the last such where there are
  * fewer. On LP64, ctypes=1 gives MPI_SIGNED_CHAR, MPI_INT, MPI_LONG (and
- * the unsigned ones), ctypes=2 MPI_LONG_LONG for the 64-bit dtypes. The backend's communicators return MPI
- * errors (MPI_ERRORS_RETURN); error_string names the failed MPI call and
- * quotes MPI_Error_string.
+ * the unsigned ones), ctypes=2 MPI_LONG_LONG for the 64-bit dtypes.
+ *
+ * Errors: the backend's communicators return MPI errors
+ * (MPI_ERRORS_RETURN); every function returns the ABI's status (0, or an
+ * MPI error code) and error_string names the failed MPI call and quotes
+ * MPI_Error_string.
  */
 #include <float.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -505,17 +509,18 @@ static int mpib_alltoall(const void *s, void *r, size_t count, cs_dtype_t d,
 	return mpi_check(rc, "MPI_Alltoall");
 }
 
-/* size_t counts and displacements as MPI's ints; 0 when one is too big. */
-static int to_ints(const size_t *a, int *out, int n)
+/* size_t counts and displacements as MPI's ints: true, or false when
+ * one is above INT_MAX. */
+static bool to_ints_ok(const size_t *a, int *out, int n)
 {
 	int i;
 
 	for (i = 0; i < n; i++) {
 		if (a[i] > INT_MAX)
-			return 0;
+			return false;
 		out[i] = (int)a[i];
 	}
-	return 1;
+	return true;
 }
 
 /* Elements a send layout spans. */
@@ -573,8 +578,8 @@ static int mpib_alltoallv(const void *s, const size_t *sc, const size_t *sd,
 
 	if (!ia)
 		return fail(MPI_ERR_NO_MEM, "mpi backend: out of memory");
-	if (!to_ints(sc, ia, P) || !to_ints(sd, ia + P, P) ||
-	    !to_ints(rc, ia + 2 * P, P) || !to_ints(rd, ia + 3 * P, P)) {
+	if (!to_ints_ok(sc, ia, P) || !to_ints_ok(sd, ia + P, P) ||
+	    !to_ints_ok(rc, ia + 2 * P, P) || !to_ints_ok(rd, ia + 3 * P, P)) {
 		free(ia);
 		return fail(MPI_ERR_COUNT, "alltoallv count or displacement "
 			    "above INT_MAX: this MPI has no large-count calls");

@@ -11,7 +11,9 @@
  *               between group_start and group_end.
  *
  * Built only when CUDA and NCCL are found (CS_HAVE_NCCL); otherwise every
- * function below is a stub saying "not built" (NULL / -1).
+ * function below is a stub saying "not built" (NULL / -1). The
+ * implementation is backend_nccl*.c; backend_nccl_impl.h says which file
+ * holds what.
  */
 #ifndef CS_BACKEND_NCCL_H
 #define CS_BACKEND_NCCL_H

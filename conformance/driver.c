@@ -45,6 +45,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -185,8 +186,9 @@ const char *cs_driver_default_launcher(void)
 
 /* ---- processes ---------------------------------------------------------- */
 
-/* ppid, session and state of pid from /proc; 0 on success. */
-static int proc_ids(pid_t pid, pid_t *ppid, pid_t *sid, char *state)
+/* ppid, session and state of pid from /proc: true when read, false when
+ * pid is gone or its stat line cannot be parsed. */
+static bool proc_ids_ok(pid_t pid, pid_t *ppid, pid_t *sid, char *state)
 {
 	char path[64], buf[512], *p;
 	int fd, ppid_i, pgrp, sid_i;
@@ -195,19 +197,19 @@ static int proc_ids(pid_t pid, pid_t *ppid, pid_t *sid, char *state)
 	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
-		return -1;
+		return false;
 	k = read(fd, buf, sizeof buf - 1);
 	close(fd);
 	if (k <= 0)
-		return -1;
+		return false;
 	buf[k] = '\0';
 	p = strrchr(buf, ')'); /* the command name may hold spaces */
 	if (!p || sscanf(p + 1, " %c %d %d %d", state, &ppid_i, &pgrp,
 			 &sid_i) != 4)
-		return -1;
+		return false;
 	*ppid = ppid_i;
 	*sid = sid_i;
-	return 0;
+	return true;
 }
 
 static int is_pre(const struct driver *d, pid_t pid)
@@ -239,7 +241,7 @@ static int kill_session(const struct driver *d, pid_t sid)
 		char state;
 
 		if (pid <= 0 || pid == self ||
-		    proc_ids(pid, &ppid, &psid, &state))
+		    !proc_ids_ok(pid, &ppid, &psid, &state))
 			continue;
 		if (psid != sid && (ppid != self || is_pre(d, pid)))
 			continue;
@@ -265,7 +267,7 @@ static void note_children(struct driver *d)
 		pid_t pid = (pid_t)atoi(e->d_name), ppid, sid;
 		char state;
 
-		if (pid > 0 && !proc_ids(pid, &ppid, &sid, &state) &&
+		if (pid > 0 && proc_ids_ok(pid, &ppid, &sid, &state) &&
 		    ppid == self)
 			d->pre[d->npre++] = pid;
 	}
@@ -468,8 +470,10 @@ static void echo_argv(char **argv)
 	fputc('\n', stderr);
 }
 
-/* In the child: a session of its own, stdin from /dev/null, stdout and
- * stderr into the capture files (when captured), then exec. */
+/* In the child, right after fork: a session of its own, stdin from
+ * /dev/null, stdout and stderr into the capture files (when captured),
+ * then exec; _exit(127) when exec fails (the child never returns into
+ * the driver's code). */
 static void exec_child(const struct driver *d, char **argv)
 {
 	sigset_t none;

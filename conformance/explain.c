@@ -76,16 +76,16 @@ static void print_elems(const cs_case_t *c, const uint64_t *v, size_t n)
 	printf("]\n");
 }
 
-/* One rank's input and output. */
-static int example_rank(const cs_case_t *c, int r)
+/* Print one rank's input and output. */
+static cs_status_t example_rank(const cs_case_t *c, int r)
 {
 	size_t ns = cs_case_send_count(c, r), nr = cs_case_recv_count(c, r), i;
 	uint64_t *v = calloc(ns + nr + 1, sizeof *v);
 	cs_golden_t *g = calloc(nr + 1, sizeof *g);
-	int rc = 0;
+	cs_status_t st = CS_OK;
 
 	if (!v || !g) {
-		rc = 2;
+		st = cs_error(CS_ERR_NOMEM, "out of memory");
 		goto out_free;
 	}
 	for (i = 0; i < ns; i++)
@@ -95,11 +95,8 @@ static int example_rank(const cs_case_t *c, int r)
 		print_elems(c, v, ns);
 	else
 		printf("(not significant on this rank)\n");
-	if (nr && cs_oracle_expect(c, r, 0, nr, NULL, g) != CS_OK) {
-		fprintf(stderr, "collspec explain: %s\n", cs_last_error());
-		rc = 2;
+	if (nr && (st = cs_oracle_expect(c, r, 0, nr, NULL, g)) != CS_OK)
 		goto out_free;
-	}
 	for (i = 0; i < nr; i++)
 		v[i] = g[i].bits;
 	printf("          recv ");
@@ -110,27 +107,28 @@ static int example_rank(const cs_case_t *c, int r)
 out_free:
 	free(v);
 	free(g);
-	return rc;
+	return st;
 }
 
-static int worked_example(struct ex_opts *x)
+/* Print the case x describes, rank by rank. */
+static cs_status_t worked_example(struct ex_opts *x)
 {
 	cs_case_t *c = &x->c;
 	size_t *M = NULL, P = (size_t)c->nranks;
 	char name[160];
-	int r, rc = 0;
+	cs_status_t st = CS_OK;
+	int r;
 
 	if (c->coll == CS_COLL_ALLTOALLV) {
 		M = malloc(P * P * sizeof *M);
 		if (!M)
-			return 2;
+			return cs_error(CS_ERR_NOMEM, "out of memory");
 		cs_a2av_matrix(x->pattern, c->nranks, c->count, c->seed, M);
 		c->a2av_counts = M;
 	}
-	if (cs_case_validate(c) != CS_OK) {
-		fprintf(stderr, "collspec explain: %s\n", cs_last_error());
+	if ((st = cs_case_validate(c)) != CS_OK) {
 		free(M);
-		return 2;
+		return st;
 	}
 	cs_case_format(c, name, sizeof name);
 	printf("\nworked example (%s):\n", name);
@@ -145,13 +143,13 @@ static int worked_example(struct ex_opts *x)
 			printf("\n");
 		}
 	}
-	for (r = 0; r < c->nranks && !rc; r++)
-		rc = example_rank(c, r);
+	for (r = 0; r < c->nranks && st == CS_OK; r++)
+		st = example_rank(c, r);
 	free(M);
-	return rc;
+	return st;
 }
 
-static int explain_opt(struct ex_opts *x, const char *opt, const char *v)
+static cs_status_t explain_opt(struct ex_opts *x, const char *opt, const char *v)
 {
 	size_t n;
 	int sizes[2], ns;
@@ -223,7 +221,8 @@ int cs_cmd_explain(int argc, char **argv)
 	x.c.seed = 1;
 	x.pattern = CS_A2AV_UNEVEN;
 	for (i = 2; i < argc; i += 2) {
-		if (i + 1 >= argc || explain_opt(&x, argv[i], argv[i + 1])) {
+		if (i + 1 >= argc ||
+		    explain_opt(&x, argv[i], argv[i + 1]) != CS_OK) {
 			fprintf(stderr, "collspec explain: %s\n", i + 1 >= argc
 				? "an option needs a value" : cs_last_error());
 			return 2;
@@ -232,5 +231,9 @@ int cs_cmd_explain(int argc, char **argv)
 	if (!cs_coll_reduces(coll))
 		x.c.op = CS_OP_NONE;
 	describe(coll);
-	return worked_example(&x);
+	if (worked_example(&x) != CS_OK) {
+		fprintf(stderr, "collspec explain: %s\n", cs_last_error());
+		return 2;
+	}
+	return 0;
 }

@@ -89,7 +89,9 @@ static double now_s(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* In the child: stdin from /dev/null, stdout and stderr into the pipe. */
+/* In the child, right after fork: stdin from /dev/null, stdout and stderr
+ * into the pipe, then exec; _exit(127) when exec fails (the child never
+ * returns into the harness's code). */
 static void exec_version(const char *path, int out)
 {
 	int null = open("/dev/null", O_RDONLY);

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -105,35 +106,37 @@ static void io_failed(int *bad, const char *what, const char *path, int err)
 			err ? strerror(err) : "write error");
 }
 
-/* Flush f and check it for an earlier failed write; 1 when it failed. */
-static int io_check(FILE *f, int *bad, const char *what, const char *path)
+/* Flush f and check it for an earlier failed write: true while every
+ * write to it has succeeded (a failure is said once, on stderr). */
+static bool io_ok(FILE *f, int *bad, const char *what, const char *path)
 {
 	if (*bad)
-		return 1;
+		return false;
 	if (ferror(f) || fflush(f) != 0)
 		io_failed(bad, what, path, errno);
-	return *bad;
+	return !*bad;
 }
 
-static int json_check(cs_report_t *r)
+static bool json_ok(cs_report_t *r)
 {
-	return io_check(r->json, &r->json_bad, "JSON", r->o.json);
+	return io_ok(r->json, &r->json_bad, "JSON", r->o.json);
 }
 
-static int junit_check(cs_report_t *r)
+static bool junit_ok(cs_report_t *r)
 {
-	return io_check(r->junit, &r->junit_bad, "JUnit", r->o.junit);
+	return io_ok(r->junit, &r->junit_bad, "JUnit", r->o.junit);
 }
 
-/* Move to offset off of the JUnit file; 1 when that failed. */
-static int junit_seek(cs_report_t *r, long off)
+/* Move to offset off of the JUnit file: true when there, false when the
+ * file has failed (now or before). */
+static bool junit_seek_ok(cs_report_t *r, long off)
 {
 	if (r->junit_bad)
-		return 1;
+		return false;
 	if (fseek(r->junit, off, SEEK_SET) == 0)
-		return 0;
+		return true;
 	io_failed(&r->junit_bad, "JUnit", r->o.junit, errno);
-	return 1;
+	return false;
 }
 
 /* ---- XML ----------------------------------------------------------------- */
@@ -211,7 +214,7 @@ static void junit_header(cs_report_t *r)
 	memset(tag + len, ' ', w - 1 - (size_t)len);
 	tag[w - 2] = '>';
 	tag[w - 1] = '\n';
-	if (!junit_seek(r, r->junit_header))
+	if (junit_seek_ok(r, r->junit_header))
 		fwrite(tag, 1, w, r->junit);
 	free(tag);
 }
@@ -219,11 +222,11 @@ static void junit_header(cs_report_t *r)
 /* Close the document after the body, then refresh the counts. */
 static void junit_seal(cs_report_t *r)
 {
-	if (junit_seek(r, r->junit_body_end))
+	if (!junit_seek_ok(r, r->junit_body_end))
 		return;
 	fputs("</testsuite>\n</testsuites>\n", r->junit);
 	junit_header(r);
-	junit_check(r);
+	(void)junit_ok(r); /* (a failure is said, and kept for the close) */
 }
 
 /* Where the body ends now (after a testcase was written). */
@@ -281,7 +284,7 @@ static void junit_case(cs_report_t *r, const cs_result_t *res)
 {
 	char name[256];
 
-	if (junit_seek(r, r->junit_body_end))
+	if (!junit_seek_ok(r, r->junit_body_end))
 		return;
 	cs_case_format(&res->hc.c, name, sizeof name);
 	fprintf(r->junit, "  <testcase classname=\"collspec.%s\" name=\"#%zu ",
@@ -365,7 +368,7 @@ static cs_status_t check_seekable(FILE *f, const char *path)
 			"regular file)", path, strerror(errno));
 }
 
-static int free_report(cs_report_t *r);
+static bool free_report_ok(cs_report_t *r);
 
 cs_status_t cs_report_open(const cs_report_opts_t *o, cs_report_t **out)
 {
@@ -387,7 +390,7 @@ cs_status_t cs_report_open(const cs_report_opts_t *o, cs_report_t **out)
 			  !(r->scratch = malloc(sizeof *r->scratch)))) {
 		if (st == CS_OK)
 			st = cs_error(CS_ERR_NOMEM, "report: out of memory");
-		free_report(r);
+		(void)free_report_ok(r);
 		return st;
 	}
 	if ((st = open_file(o->json, "JSON", &r->json, &made[0])) != CS_OK ||
@@ -395,7 +398,7 @@ cs_status_t cs_report_open(const cs_report_opts_t *o, cs_report_t **out)
 	    (st = check_seekable(r->junit, o->junit)) != CS_OK ||
 	    (st = empty_file(r->json, o->json, "JSON")) != CS_OK ||
 	    (st = empty_file(r->junit, o->junit, "JUnit")) != CS_OK) {
-		free_report(r);
+		(void)free_report_ok(r);
 		/* a file made here for nothing goes again */
 		if (made[0])
 			unlink(o->json);
@@ -591,7 +594,7 @@ static void json_line(cs_report_t *r, const cs_result_t *res)
 	fputs(buf, r->json);
 	fputc('\n', r->json);
 	free(buf);
-	json_check(r);
+	(void)json_ok(r); /* (a failure is said, and kept for the close) */
 }
 
 /* res, or with expectations r's copy of it with them applied. */
@@ -734,11 +737,12 @@ static void print_fails(cs_report_t *r)
 			nf - (size_t)r->nfails);
 }
 
-/* Close the files and free r; 1 when a write to a report failed (then or
- * earlier: said on stderr). */
-static int free_report(cs_report_t *r)
+/* Close the files and free r: true when every write to every report
+ * succeeded, false when one failed (then or earlier: said on stderr). */
+static bool free_report_ok(cs_report_t *r)
 {
-	int i, bad;
+	bool bad;
+	int i;
 
 	for (i = 0; i < r->nfails; i++)
 		free(r->fails[i]);
@@ -754,18 +758,18 @@ static int free_report(cs_report_t *r)
 	free(r->scratch);
 	free(r->suite_name);
 	free(r);
-	return bad;
+	return !bad;
 }
 
-/* The exit code of a run whose reports are closed: code, or 2 when a
- * report could not be written. */
-static int close_code(cs_report_t *r, int code)
+/* Close and free r, saying on stderr when a report could not be written
+ * (the run then exits 2, whatever its verdicts): true when all were. */
+static bool close_reports_ok(cs_report_t *r)
 {
-	if (!free_report(r))
-		return code;
+	if (free_report_ok(r))
+		return true;
 	fprintf(stderr, "collspec: a report could not be written (see above): "
 		"exit status 2\n");
-	return 2;
+	return false;
 }
 
 /* The verdict line; with expectations, failed counts XPASS too. */
@@ -810,7 +814,7 @@ int cs_report_close(cs_report_t *r)
 	if (r->expect)
 		fprintf(r->out, ", %zu xfail", a[CS_V_XFAIL]);
 	fputc('\n', r->out);
-	return close_code(r, code);
+	return close_reports_ok(r) ? code : 2;
 }
 
 /*
@@ -824,7 +828,7 @@ static void run_entry(cs_report_t *r, int fail, const char *name,
 {
 	char *q;
 
-	if (r->junit && !junit_seek(r, r->junit_body_end)) {
+	if (r->junit && junit_seek_ok(r, r->junit_body_end)) {
 		if (fail)
 			r->run_fails++;
 		else
@@ -847,7 +851,7 @@ static void run_entry(cs_report_t *r, int fail, const char *name,
 			"\"aborted\":true,\"reason\":%s}\n", check,
 			q ? q : "\"(out of memory)\"");
 		free(q);
-		json_check(r);
+		(void)json_ok(r);
 	}
 }
 
@@ -861,7 +865,7 @@ void cs_report_abort(cs_report_t *r, const char *why)
 	clear_progress(r);
 	run_entry(r, 0, "run", "error", why);
 	fprintf(r->out, "collspec: run aborted: %s\n", why);
-	free_report(r);
+	(void)free_report_ok(r); /* (a failed write is said on stderr) */
 	restore_signals(&old);
 }
 
@@ -875,7 +879,7 @@ int cs_report_fail_run(cs_report_t *r, const char *check, const char *why)
 	run_entry(r, 1, check, check, why);
 	fprintf(r->out, "collspec: FAIL (%s): %s\n", check, why);
 	fprintf(r->out, "0 passed, 1 failed\n");
-	code = close_code(r, 1);
+	code = close_reports_ok(r) ? 1 : 2;
 	restore_signals(&old);
 	return code;
 }
