@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "collspec.h"
+#include "khash.h"
 
 static double now(void)
 {

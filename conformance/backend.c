@@ -17,7 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <mpi.h>
-#include "collspec.h"
+#include "collspec/backend.h"
+#include "backends.h"
+#include "result.h"
 #include "backend_nccl.h"
 #include "csgpu/device.h"
 

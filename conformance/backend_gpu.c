@@ -22,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "backend_gpucommon.h"
-#include "collspec.h"
+#include "collspec/backend.h"
+#include "backends.h"
+#include "ipgroup.h"
 #include "csgpu/coll.h"
 #include "csgpu/device.h"
 #include "csref/catalog.h"

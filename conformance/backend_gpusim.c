@@ -23,6 +23,7 @@
 #include "csref/catalog.h"
 #ifdef CSG_MUTANT
 #include "mutate.h"
+#include "backends.h"
 #endif
 
 static cs_gpuopts_t gs_opts;

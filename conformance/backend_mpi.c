@@ -35,7 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <mpi.h>
-#include "collspec.h"
+#include "collspec/backend.h"
+#include "backends.h"
 #include "csref/arith.h"
 #include "csref/catalog.h"
 #include "csref/reduce.h"

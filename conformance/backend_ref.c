@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <mpi.h>
-#include "collspec.h"
+#include "collspec/backend.h"
+#include "backends.h"
 #include "csref/arith.h"
 #include "csref/mpiref.h"
 

@@ -10,7 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "collspec.h"
+#include "csref/case.h"
+#include "csref/compare.h"
+#include "csref/stats.h"
+#include "check.h"
+#include "exec.h"
+#include "names.h"
+#include "verdict.h"
 #include "csgpu/device.h"
 #include "csref/arith.h"
 #include "csref/gen.h"

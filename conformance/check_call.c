@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "collspec.h"
+#include "check.h"
+#include "exec.h"
+#include "names.h"
+#include "verdict.h"
 
 /* Call 0's received bytes, kept for the determinism comparison and the
  * identity check. */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "checks.h"
+#include "names.h"
 
 #define V(x) CS_CHECK_V(CS_V_##x)
 

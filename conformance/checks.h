@@ -15,7 +15,6 @@
 #define CS_CHECKS_H
 
 #include <stddef.h>
-#include "harness.h"
 
 /* Bit of verdict v in cs_check_info_t.verdicts. */
 #define CS_CHECK_V(v) (1u << (unsigned)(v))

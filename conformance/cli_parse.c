@@ -96,7 +96,7 @@ cs_status_t cs_parse_timeout(const char *s, double *out)
 }
 
 /* --backend and --backend-opt: bounded, one line of printable bytes, so
- * that the re-run line carries them whole (harness.h). */
+ * that the re-run line carries them whole (result.h). */
 cs_status_t cs_check_text(const char *what, const char *s, size_t max)
 {
 	size_t i, len = strlen(s);

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "harness.h"
+#include "suite.h"
 
 #define CS_CLI_MAX_TIMEOUT 86400.0 /* --timeout: one day per case at most */
 #define CS_CLI_MAX_LIST 1023       /* bytes of one comma list (--coll ...) */

@@ -3,7 +3,7 @@
  */
 #include <stdio.h>
 #include "checks.h"
-#include "collspec.h"
+#include "backends.h"
 #include "doctable.h"
 #include "expect.h"
 

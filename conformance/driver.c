@@ -56,6 +56,7 @@
 #include <unistd.h>
 #include "driver.h"
 #include "launcher.h"
+#include "json.h"
 
 #define POLL_S 0.05       /* how often the results file is read */
 #define KILL_GRACE 2.0    /* SIGTERM to SIGKILL */

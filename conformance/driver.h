@@ -27,7 +27,7 @@
 #ifndef CS_DRIVER_H
 #define CS_DRIVER_H
 
-#include "harness.h"
+#include "result.h"
 
 typedef struct cs_driver_opts {
   int rmin, rmax;          /* world sizes rmin..rmax (each is one launch set) */

@@ -12,7 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "collspec.h"
+#include "csref/a2av.h"
+#include "csref/case.h"
+#include "exec.h"
+#include "suite.h"
 #include "csgpu/device.h"
 #include "csref/arith.h"
 #include "csref/gen.h"

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "collspec/backend.h"
-#include "harness.h"
+#include "suite.h"
 
 /* Bytes of guard pattern before and after every buffer. */
 #define CS_GUARD_BYTES 64

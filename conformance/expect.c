@@ -19,7 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "checks.h"
-#include "collspec.h"
+#include "csref/a2av.h"
+#include "cli_parse.h"
+#include "names.h"
+#include "result.h"
+#include "run_args.h"
+#include "suite.h"
 #include "expect.h"
 
 #define MAX_WORDS 128 /* words of one entry */

@@ -23,7 +23,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "harness.h"
+#include "result.h"
+#include "suite.h"
 
 #define CS_EXPECT_FILE_MAX (1u << 20) /* bytes of a file */
 #define CS_EXPECT_ENTRY_MAX 4096      /* bytes of one entry, lines joined */

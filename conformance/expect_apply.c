@@ -6,7 +6,9 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "collspec.h"
+#include "names.h"
+#include "result.h"
+#include "suite.h"
 #include "expect.h"
 
 /* ---- matching ---------------------------------------------------------------- */

@@ -6,7 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "collspec.h"
+#include "csref/a2av.h"
+#include "csref/case.h"
+#include "check.h"
+#include "cli_parse.h"
+#include "commands.h"
+#include "names.h"
 #include "csref/arith.h"
 #include "csref/gen.h"
 #include "csref/oracle.h"

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "checks.h"
-#include "collspec.h"
+#include "names.h"
+#include "result.h"
 #include "expect.h"
 #include "failsig.h"
 

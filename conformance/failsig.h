@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "harness.h"
+#include "result.h"
 
 /* The families (names: cs_failsig_family_name). */
 enum { CS_SIG_COLL_REDUCING, CS_SIG_COLL_MOVING, CS_SIG_NCOLLF };

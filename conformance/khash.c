@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
-#include "collspec.h"
+#include "khash.h"
 
 #define P61 ((UINT64_C(1) << 61) - 1)
 

@@ -22,7 +22,7 @@
 #define CS_LAUNCHER_H
 
 #include <stddef.h>
-#include "harness.h"
+#include "csref/status.h"
 
 typedef enum cs_launcher_kind {
 	CS_LAUNCHER_GENERIC = 0,

@@ -7,7 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "checks.h"
-#include "collspec.h"
+#include "csref/a2av.h"
+#include "backends.h"
+#include "cli_parse.h"
+#include "commands.h"
+#include "names.h"
+#include "run_args.h"
+#include "suite.h"
 #include "doctable.h"
 
 static int cmd_doc_table(int argc, char **argv);

@@ -8,7 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "collspec.h"
+#include "collspec/backend.h"
+#include "csref/a2av.h"
+#include "names.h"
+#include "precheck.h"
+#include "suite.h"
 
 void cs_commvar_split(cs_commvar_t v, int r, int W, int *color, int *key)
 {

@@ -7,7 +7,8 @@
 
 #include <stddef.h>
 #include "collspec/backend.h"
-#include "harness.h"
+#include "names.h"
+#include "suite.h"
 
 /* (color, key) of world rank r of W in communicator variant v, as
  * MPI_Comm_split takes them. */

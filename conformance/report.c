@@ -28,7 +28,12 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "collspec.h"
+#include "csref/case.h"
+#include "json.h"
+#include "names.h"
+#include "report.h"
+#include "result.h"
+#include "suite.h"
 #include "expect.h"
 #include "failsig.h"
 
@@ -788,11 +793,11 @@ static void print_totals(cs_report_t *r, size_t passed, size_t failed)
 	fprintf(r->out, " in %.1f s\n", wall_seconds(r));
 }
 
-int cs_report_close(cs_report_t *r)
+cs_outcome_t cs_report_close(cs_report_t *r)
 {
 	size_t *a = r->all, passed = a[CS_V_PASS] + a[CS_V_INFO];
 	size_t failed = a[CS_V_FAIL] + a[CS_V_XPASS];
-	int code;
+	int fail;
 
 	clear_progress(r);
 	print_summary(r);
@@ -801,7 +806,7 @@ int cs_report_close(cs_report_t *r)
 	cs_failsigs_print(&r->sigs, r->expect != NULL, r->out);
 	print_fails(r);
 	print_totals(r, passed, failed);
-	code = failed || (r->o.fail_on_warn && a[CS_V_WARN]) ||
+	fail = failed || (r->o.fail_on_warn && a[CS_V_WARN]) ||
 	       r->done == a[CS_V_SKIP];
 	if (r->done == 0)
 		fprintf(r->out, "collspec: no case ran: not a pass\n");
@@ -814,7 +819,9 @@ int cs_report_close(cs_report_t *r)
 	if (r->expect)
 		fprintf(r->out, ", %zu xfail", a[CS_V_XFAIL]);
 	fputc('\n', r->out);
-	return close_reports_ok(r) ? code : 2;
+	if (!close_reports_ok(r))
+		return CS_OUTCOME_BROKEN;
+	return fail ? CS_OUTCOME_FAILED : CS_OUTCOME_PASSED;
 }
 
 /*
@@ -869,17 +876,18 @@ void cs_report_abort(cs_report_t *r, const char *why)
 	restore_signals(&old);
 }
 
-int cs_report_fail_run(cs_report_t *r, const char *check, const char *why)
+cs_outcome_t cs_report_fail_run(cs_report_t *r, const char *check,
+				 const char *why)
 {
 	sigset_t old;
-	int code;
+	cs_outcome_t out;
 
 	block_signals(&old);
 	clear_progress(r);
 	run_entry(r, 1, check, check, why);
 	fprintf(r->out, "collspec: FAIL (%s): %s\n", check, why);
 	fprintf(r->out, "0 passed, 1 failed\n");
-	code = close_reports_ok(r) ? 1 : 2;
+	out = close_reports_ok(r) ? CS_OUTCOME_FAILED : CS_OUTCOME_BROKEN;
 	restore_signals(&old);
-	return code;
+	return out;
 }

@@ -39,20 +39,30 @@ void cs_report_start(cs_report_t *r, const cs_hcase_t *hc);
 /* One final result: table row, JSON line, JUnit testcase, tallies; with
  * expectations, after cs_expect_apply (XFAIL, XPASS). */
 void cs_report_add(cs_report_t *r, const cs_result_t *res);
+/* How a run ended, as its report saw it. `collspec run` exits with this
+ * value (docs/ci.md's exit codes). */
+typedef enum cs_outcome {
+	CS_OUTCOME_PASSED = 0, /* nothing failed, not everything skipped */
+	CS_OUTCOME_FAILED = 1, /* failures, XPASS, everything skipped, or
+				  warnings with --fail-on-warn */
+	CS_OUTCOME_BROKEN = 2  /* the run could not happen, or a report could
+				  not be written */
+} cs_outcome_t;
+
 /* Print summary, profile, expectations, failure signatures and totals,
- * close the files and free r. Returns the exit code: 0, or 1 on failures
- * or XPASS (warnings with fail_on_warn), or when every case was skipped
- * (XFAIL is not a failure); 2 when a write to a report failed (each
- * file's first failure is said on stderr as it happens, naming the
- * file). */
-int cs_report_close(cs_report_t *r);
+ * close the files and free r. FAILED on failures or XPASS (warnings with
+ * fail_on_warn), or when every case was skipped (XFAIL is not a failure);
+ * BROKEN when a write to a report failed (each file's first failure is
+ * said on stderr as it happens, naming the file). */
+cs_outcome_t cs_report_close(cs_report_t *r);
 /* The run stopped with an environment error: close the files with an error
  * entry so that no partial report claims success, free r. */
 void cs_report_abort(cs_report_t *r, const char *why);
 /* The run failed as a whole before any case (check "load": the plugin
  * crashed or hung while loading): a FAIL entry of that check with reason
- * why in both files, then close and free r. Returns the exit code: 1, or 2
- * when a report could not be written. */
-int cs_report_fail_run(cs_report_t *r, const char *check, const char *why);
+ * why in both files, then close and free r. FAILED, or BROKEN when a report
+ * could not be written. */
+cs_outcome_t cs_report_fail_run(cs_report_t *r, const char *check,
+				 const char *why);
 
 #endif /* CS_REPORT_H */

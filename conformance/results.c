@@ -7,7 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "collspec.h"
+#include "json.h"
+#include "names.h"
+#include "result.h"
+#include "results.h"
+#include "suite.h"
 
 void cs_results_line(FILE *f, const cs_result_t *r)
 {

@@ -5,7 +5,8 @@
 #define CS_RESULTS_H
 
 #include <stdio.h>
-#include "harness.h"
+#include "result.h"
+#include "suite.h"
 
 /* The driver protocol (driver.h): one JSON line, flushed. f may be NULL. */
 void cs_results_line(FILE *f, const cs_result_t *r);

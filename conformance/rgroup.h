@@ -27,7 +27,7 @@
 
 #include <stddef.h>
 #include "collspec/backend.h"
-#include "harness.h"
+#include "names.h"
 
 typedef struct cs_rgroup cs_rgroup_t;
 

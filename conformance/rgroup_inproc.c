@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "collspec.h"
+#include "names.h"
 #include "rgroup.h"
 
 /* Every variant's groups, per world rank. */

@@ -24,7 +24,8 @@
 #include <unistd.h>
 #include <mpi.h>
 #include <omp.h>
-#include "collspec.h"
+#include "backends.h"
+#include "names.h"
 #include "rgroup.h"
 
 /* The harness's side of each communicator variant. */

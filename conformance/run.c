@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "collspec.h"
+#include "collspec/backend.h"
+#include "backends.h"
+#include "commands.h"
+#include "run_args.h"
 #include "rgroup.h"
 #include "sweep.h"
 #include "worker.h"

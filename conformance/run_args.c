@@ -12,7 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli_parse.h"
-#include "collspec.h"
+#include "backends.h"
+#include "report.h"
+#include "result.h"
+#include "run_args.h"
+#include "suite.h"
 
 #define DEFAULT_TIMEOUT 120.0
 

@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "collspec.h"
+#include "csref/case.h"
+#include "csref/compare.h"
+#include "check.h"
+#include "commands.h"
 #include "csref/arith.h"
 #include "csref/gen.h"
 #include "csref/oracle.h"

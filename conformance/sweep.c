@@ -13,7 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "collspec.h"
+#include "collspec/backend.h"
+#include "csref/case.h"
+#include "backends.h"
+#include "report.h"
+#include "result.h"
+#include "run_args.h"
+#include "suite.h"
+#include "verdict.h"
 #include "driver.h"
 #include "sweep.h"
 

@@ -4,7 +4,7 @@
 #ifndef CS_SWEEP_H
 #define CS_SWEEP_H
 
-#include "collspec.h"
+#include "run_args.h"
 
 /*
  * Run o's sweep: one worker set per world size in o->sizes, launched and

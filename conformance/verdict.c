@@ -8,7 +8,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "collspec.h"
+#include "csref/compare.h"
+#include "csref/stats.h"
+#include "checks.h"
+#include "exec.h"
+#include "khash.h"
+#include "names.h"
+#include "repro.h"
+#include "result.h"
+#include "run_args.h"
+#include "suite.h"
+#include "verdict.h"
 
 /* ---- one rank's verdict ----------------------------------------------------- */
 

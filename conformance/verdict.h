@@ -7,8 +7,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "csref/compare.h"
 #include "csref/stats.h"
-#include "harness.h"
+#include "names.h"
+#include "result.h"
+#include "suite.h"
 #include "khash.h"
 
 struct cs_run_opts; /* run_args' options: the re-run line needs them */

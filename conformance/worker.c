@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "worker.h"
+#include "check.h"
+#include "precheck.h"
+#include "results.h"
 
 /* ---- buffers ------------------------------------------------------------------ */
 

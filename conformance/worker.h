@@ -23,7 +23,14 @@
 #define CS_WORKER_H
 
 #include <stdio.h>
-#include "collspec.h"
+#include "exec.h"
+#include "khash.h"
+#include "names.h"
+#include "report.h"
+#include "result.h"
+#include "run_args.h"
+#include "suite.h"
+#include "verdict.h"
 #include "rgroup.h"
 
 /*

@@ -12,6 +12,8 @@
 #include <string.h>
 #include "csgpu/device.h"
 #include "worker.h"
+#include "backends.h"
+#include "precheck.h"
 
 int cs_worker_agree(cs_worker_t *w, int ok, const char *msg)
 {

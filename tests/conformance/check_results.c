@@ -46,7 +46,9 @@
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "harness.h"
+#include "json.h"
+#include "names.h"
+#include "result.h"
 
 struct args {
 	const char *json, *expect, *coll;

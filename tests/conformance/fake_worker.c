@@ -26,7 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "harness.h"
+#include "json.h"
+#include "names.h"
+#include "result.h"
 
 static long env_long(const char *name, long dflt)
 {

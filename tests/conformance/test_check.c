@@ -11,7 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "collspec.h"
+#include "csref/compare.h"
+#include "check.h"
+#include "exec.h"
+#include "khash.h"
+#include "names.h"
+#include "result.h"
+#include "run_args.h"
+#include "suite.h"
+#include "verdict.h"
 #include "csref/arith.h"
 #include "csref/gen.h"
 

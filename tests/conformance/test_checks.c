@@ -13,7 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 #include "checks.h"
-#include "collspec.h"
+#include "names.h"
+#include "result.h"
 #include "expect.h"
 
 /* ---- the registry on its own ---------------------------------------------- */

@@ -19,7 +19,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "collspec.h"
+#include "csref/a2av.h"
+#include "names.h"
+#include "report.h"
+#include "result.h"
 #include "expect.h"
 #include "failsig.h"
 

@@ -22,7 +22,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "harness.h"
+#include "json.h"
+#include "result.h"
 
 static char *slurp(const char *path)
 {

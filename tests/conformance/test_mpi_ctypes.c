@@ -21,7 +21,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <mpi.h>
-#include "collspec.h"
+#include "backends.h"
 
 static cs_mpiboot_t *world_boot;
 static MPI_Datatype seen_allreduce, seen_bcast;

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <mpi.h>
-#include "collspec.h"
+#include "backends.h"
 
 static cs_mpiboot_t *world_boot;
 static int me;

@@ -11,7 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "collspec.h"
+#include "csref/a2av.h"
+#include "cli_parse.h"
+#include "names.h"
+#include "result.h"
+#include "run_args.h"
+#include "suite.h"
 
 static void test_names(void **state)
 {

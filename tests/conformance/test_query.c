@@ -15,7 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "collspec.h"
+#include "collspec/backend.h"
+#include "csref/a2av.h"
+#include "precheck.h"
+#include "suite.h"
 #include "csref/case.h"
 
 static cs_backend_query_t seen;

@@ -17,7 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "collspec.h"
+#include "json.h"
+#include "names.h"
+#include "report.h"
+#include "result.h"
 
 #define TAIL "</testsuite>\n</testsuites>\n"
 

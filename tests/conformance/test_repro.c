@@ -13,7 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "collspec.h" /* cs_results_line */
+#include "csref/a2av.h"
+#include "names.h"
+#include "result.h"
+#include "results.h"
+#include "suite.h"
 #include "json.h"
 #include "repro.h"
 

@@ -25,7 +25,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "harness.h"
+#include "json.h"
+#include "names.h"
+#include "result.h"
 
 #define OPT "it's \"quoted\" $HOME `x` \\ 100% caf\xc3\xa9 \xff end"
 

@@ -13,7 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "harness.h"
+#include "csref/a2av.h"
+#include "csref/case.h"
+#include "names.h"
+#include "suite.h"
 
 /* cs_case_validate with the alltoallv matrix the worker would build. */
 static void assert_valid(const cs_hcase_t *h)

@@ -17,7 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "harness.h"
+#include "csref/a2av.h"
+#include "csref/case.h"
+#include "names.h"
+#include "suite.h"
 
 enum { F_COLL, F_DTYPE, F_OP, F_MODE, F_INPLACE, F_COMM, F_COUNT, F_ROOT,
        F_MISALIGN, F_A2AV, NF };

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "check.h"
+#include "precheck.h"
 #include "worker.h"
 
 #define COUNT 1000 /* elements: 4000 bytes, unlike any other exchange */

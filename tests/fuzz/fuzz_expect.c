@@ -12,7 +12,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "collspec.h"
+#include "names.h"
+#include "result.h"
 #include "expect.h"
 #include "fuzz.h"
 

@@ -4,19 +4,20 @@
  *
  * Properties: parsing never crashes, leaks or reads past the text; a text
  * that parses to result r1 re-encodes (cs_result_to_json) to one line of
- * valid UTF-8 without control bytes (harness.h: whatever bytes the strings
+ * valid UTF-8 without control bytes (result.h: whatever bytes the strings
  * hold), whose length is what the encoder returned, and that parses to a
  * result equal to r1 in every field (seconds, printed with 9 significant
  * digits, is compared through its text: encoding the second result gives
  * the same line again). And the string fields of r1 are what a model of
  * the decoding gives for the last occurrence of their key: RFC 8259
  * escapes, a surrogate pair joined, a lone surrogate or \u0000 read as
- * U+FFFD, \u0080 to \u00ff read as that single byte (harness.h), every
+ * U+FFFD, \u0080 to \u00ff read as that single byte (json.h), every
  * other byte as it is.
  */
 #include <stdlib.h>
 #include <string.h>
-#include "collspec.h"
+#include "json.h"
+#include "result.h"
 #include "fuzz.h"
 
 /*

@@ -14,7 +14,10 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "collspec.h"
+#include "csref/a2av.h"
+#include "names.h"
+#include "run_args.h"
+#include "suite.h"
 #include "fuzz.h"
 
 struct kind {

@@ -16,7 +16,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "collspec.h"
+#include "repro.h"
+#include "run_args.h"
+#include "suite.h"
 #include "fuzz.h"
 
 #define MAX_W 16

@@ -34,7 +34,8 @@
 #endif
 #include "csref/case.h"
 #include "csref/catalog.h"
-#include "harness.h" /* cs_a2av_matrix */
+#include "csref/a2av.h"
+#include "names.h"
 #include "mutate.h"
 #include "symcheck.h"
 

@@ -21,7 +21,9 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "harness.h"
+#include "json.h"
+#include "names.h"
+#include "result.h"
 
 struct args {
 	const char *json, *kill, *coll;

@@ -1,22 +1,19 @@
 /*
- * collspec.h - internal interfaces between the parts of the collspec
- * binary that are not in harness.h: backends and their loader, buffers
- * and checks, reporters, and the subcommands.
+ * backends.h - the built-in backends and the plugin loader (backend.c): the
+ * one table of built-ins (name, description, how to get it, why it is not
+ * built) that loading, `collspec list`, run's validation and the docs'
+ * table come from, the loader's checks of a backend table, the probe that
+ * loads a plugin in a child, and the MPI bootstrap handed to per-process
+ * backends.
  */
-#ifndef CS_COLLSPEC_H
-#define CS_COLLSPEC_H
+#ifndef CS_BACKENDS_H
+#define CS_BACKENDS_H
 
 #include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
-#include "harness.h"
-#include "repro.h"
 #include "collspec/backend.h"
-#include "csref/compare.h"
-#include "csref/stats.h"
-#include "checks.h"
-
-/* ---- backend.c: the backend table and plugin loader --------------------- */
+#include "csref/status.h"
+#include "result.h" /* CS_BACKEND_NAME_MAX */
 
 /* The built-in backends, instances of the plugin ABI's struct. */
 const cs_backend_t *cs_backend_ref(void);
@@ -104,22 +101,4 @@ cs_status_t cs_boot_create(const void *mpi_comm, cs_mpiboot_t **out);
 const cs_bootstrap_t *cs_boot_get(const cs_mpiboot_t *b);
 void cs_boot_free(cs_mpiboot_t *b);
 
-#include "exec.h"
-#include "verdict.h"
-#include "check.h"
-#include "khash.h"
-#include "precheck.h"
-#include "results.h"
-
-#include "report.h"
-#include "run_args.h"
-#include "cli_parse.h" /* cs_parse_ranks, cs_parse_count */
-
-/* The subcommands: argv[0] is the subcommand's name; each returns the
- * process exit status (0 ok, 1 failures, 2 usage or environment error). */
-int cs_cmd_run(int argc, char **argv);
-int cs_cmd_list(int argc, char **argv);
-int cs_cmd_selfcheck(int argc, char **argv);
-int cs_cmd_explain(int argc, char **argv);
-
-#endif /* CS_COLLSPEC_H */
+#endif /* CS_BACKENDS_H */
