@@ -6,6 +6,7 @@
 #include "backends.h"
 #include "doctable.h"
 #include "expect.h"
+#include "suite.h"
 
 /* s with '|' escaped and line breaks as blanks: one Markdown cell. */
 static void md_cell(FILE *out, const char *s)
@@ -93,5 +94,23 @@ void cs_doc_table_backends(FILE *out)
 		cell[2] = b.model;
 		cell[3] = b.needs ? b.needs : "-";
 		cs_md_row(out, 4, cell);
+	}
+}
+
+void cs_doc_table_suites(FILE *out)
+{
+	static const char *const head[3] = {"suite", "what it is for",
+					    "how its cases are chosen"};
+	const cs_suite_info_t *si;
+	char name[64];
+	const char *cell[3] = {name, NULL, NULL};
+	size_t i;
+
+	cs_md_header(out, 3, head);
+	for (i = 0; (si = cs_suite_at(i)) != NULL; i++) {
+		snprintf(name, sizeof name, "`%s`", si->name);
+		cell[1] = si->desc;
+		cell[2] = si->cases;
+		cs_md_row(out, 3, cell);
 	}
 }

@@ -32,4 +32,8 @@ void cs_doc_table_backends(FILE *out);
  * (cs_expect_check_name), one line of code spans. */
 void cs_doc_table_expect_checks(FILE *out);
 
+/* The suites (suite.h's registry): name, purpose, how the cases are
+ * chosen. */
+void cs_doc_table_suites(FILE *out);
+
 #endif /* CS_DOCTABLE_H */

@@ -279,6 +279,7 @@ static const struct doc_table {
 	{"backends", cs_doc_table_backends},
 	{"checks", cs_doc_table_checks},
 	{"commands", doc_table_commands},
+	{"suites", cs_doc_table_suites},
 	{"expect-checks", cs_doc_table_expect_checks},
 };
 

@@ -34,6 +34,8 @@ text between
 <!-- /collspec:table -->
 <!-- collspec:table backends -->
 <!-- /collspec:table -->
+<!-- collspec:table suites -->
+<!-- /collspec:table -->
 
 <!-- collspec:table commands -->
 old text, replaced
@@ -47,6 +49,7 @@ grep -qx '| `value` | FAIL | 4 | each rank | .* |' "$root/docs/sub/page.md" ||
 grep -qx 'old text, replaced' "$root/docs/sub/page.md" &&
 	fail "the old block text survived"
 grep -qx 'text between' "$root/docs/sub/page.md" || fail "prose lost"
+grep -q '^| `full` | ' "$root/docs/sub/page.md" || fail "no full suite row"
 [ "$(tail -n 1 "$root/docs/sub/page.md")" = end ] || fail "tail lost"
 expect 0 "$script" --check "$collspec" "$root"
 
