@@ -18,9 +18,26 @@
 
 /* ---- buffers ------------------------------------------------------------------ */
 
+/* reduce, gather with ranks in processes: every rank checks a share of
+ * the root's result (check_root_share). */
+static int shares_root(const cs_worker_t *w, const cs_exec_t *e)
+{
+	return (e->c.coll == CS_COLL_REDUCE || e->c.coll == CS_COLL_GATHER) &&
+	       w->n == 1;
+}
+
+/* The root's receive range, bytes (at least 1: a buffer to malloc). */
+static size_t root_bytes(const cs_exec_t *e)
+{
+	size_t n = cs_case_recv_count(&e->c, e->c.root) *
+		   cs_dtype_size(e->c.dtype);
+
+	return n ? n : 1;
+}
+
 /* 0 when local rank i can run the case, 1 (skip) or 2 (harness failure)
  * with the reason; on 0 its exec is set up (and on its device). */
-static int prepare(const cs_worker_t *w, const struct cs_wvar *var, int i,
+static int prepare(cs_worker_t *w, const struct cs_wvar *var, int i,
 		   const cs_hcase_t *hc, char *reason, size_t n)
 {
 	cs_exec_t *e = &w->e[i];
@@ -38,6 +55,13 @@ static int prepare(const cs_worker_t *w, const struct cs_wvar *var, int i,
 	}
 	if (w->stream && cs_exec_to_device(e, w->dev[i], w->stream[i]) != CS_OK) {
 		snprintf(reason, n, "rank %d: %s", wr, cs_last_error());
+		cs_exec_free(e);
+		return 2;
+	}
+	if (shares_root(w, e) && e->rank != e->c.root &&
+	    !(w->share = malloc(root_bytes(e)))) {
+		snprintf(reason, n, "rank %d: out of memory for the root's "
+			 "result", wr);
 		cs_exec_free(e);
 		return 2;
 	}
@@ -159,38 +183,28 @@ static void check_identity(cs_worker_t *w, cs_commvar_t v, int made)
 
 /*
  * reduce, gather, ranks in processes: the root sends what it received to
- * every rank, and each checks its share of it against the oracle (the root
- * alone would take P times as long while the others wait). Every rank of
- * the world takes part, whatever its group's size (an agreement on memory
- * is world-wide). Nothing to
- * check when the root's call failed, or when its bytes are call 1's on the
- * same inputs (same[], failed[] per local rank). The copy is made by the
- * harness, after the call.
+ * every rank of its group, and each checks its share of it against the
+ * oracle (the root alone would take P times as long while the others
+ * wait). Nothing to check when the root's call failed, or when its bytes
+ * are call 1's on the same inputs (same[], failed[]). The copy is made by
+ * the harness, after the call, into the buffer prepare() allocated.
  */
 static void check_root_share(cs_worker_t *w, cs_commvar_t v)
 {
 	const cs_exec_t *e = &w->e[0];
-	int root = e->c.root, skip, nomem;
+	int root = e->c.root, skip;
 	size_t n = cs_case_recv_count(&e->c, root) * cs_dtype_size(e->c.dtype);
-	void *buf;
+	void *buf = e->rank == root ? cs_exec_recvp(e) : w->share;
 
 	/* (a rank per process: its one local rank) */
-	buf = e->rank == root ? cs_exec_recvp(e) : malloc(n ? n : 1);
-	w->flag[0] = !buf;
-	nomem = w->g->ops->max(w->g, w->flag);
 	skip = e->rank == root && (w->failed[0] || w->same[0]);
 	w->ptr[0] = &skip;
 	w->g->ops->bcast(w->g, v, w->ptr, sizeof skip, root);
-	if (nomem && !skip)
-		cs_local_set(&w->l[0], CS_V_FAIL, "harness", "a rank had no "
-			     "memory for the root's result", NULL);
-	if (!nomem && !skip) {
-		w->ptr[0] = buf;
-		w->g->ops->bcast(w->g, v, w->ptr, n, root);
-		cs_exec_check_root_share(&w->e[0], buf, &w->l[0]);
-	}
-	if (e->rank != root)
-		free(buf);
+	if (skip)
+		return;
+	w->ptr[0] = buf;
+	w->g->ops->bcast(w->g, v, w->ptr, n, root);
+	cs_exec_check_root_share(&w->e[0], buf, &w->l[0]);
 }
 
 /* ---- the calls of one case -------------------------------------------------------- */
@@ -239,9 +253,7 @@ static void execute(cs_worker_t *w, cs_commvar_t v)
 	int k, i, n = 2 * w->o->repeat - 1;
 
 	for (i = 0; i < w->n; i++)
-		w->e[i].share_root = (w->e[i].c.coll == CS_COLL_REDUCE ||
-				      w->e[i].c.coll == CS_COLL_GATHER) &&
-				     w->n == 1;
+		w->e[i].share_root = shares_root(w, &w->e[i]);
 	for (k = 0; k < n; k++)
 		if (one_call(w, v, k, n))
 			break;
@@ -285,6 +297,8 @@ void cs_worker_case(cs_worker_t *w, const cs_hcase_t *hc, cs_result_t *res)
 	for (i = 0; i < w->n; i++)
 		if (w->flag[i] == 0)
 			cs_exec_free(&w->e[i]);
+	free(w->share);
+	w->share = NULL;
 	merge(w, hc, res);
 }
 

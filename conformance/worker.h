@@ -75,6 +75,9 @@ typedef struct cs_worker {
 	cs_khash_t *fp;     /* the identity check's keys and fingerprints */
 	void **ptr;         /* per local rank: a buffer to exchange */
 	cs_result_t *res;   /* the leader: the case's merged result */
+	void *share;        /* a non-root of reduce or gather, ranks in
+			       processes: the copy of the root's result
+			       (allocated with the case's buffers) */
 	cs_report_t *rep;   /* the leader (world rank 0's process), NULL in
 			       results-only mode */
 	FILE *results;      /* the leader, with --results */
