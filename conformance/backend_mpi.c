@@ -34,7 +34,6 @@
  */
 #include <float.h>
 #include <limits.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

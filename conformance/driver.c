@@ -43,7 +43,6 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>

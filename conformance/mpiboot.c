@@ -1,8 +1,9 @@
 /*
  * mpiboot.c - the bootstrap channel over MPI (mpiboot.h): a duplicate of
  * the harness's communicator behind the plugin ABI's cs_bootstrap_t, so
- * that a backend exchanges its setup bytes (unique ids, addresses) without
- * knowing MPI. Messages above INT_MAX bytes fail with MPI_ERR_COUNT.
+ * that a backend exchanges its setup bytes (the nccl backend's unique id,
+ * for one) without knowing MPI. Messages above INT_MAX bytes fail with
+ * MPI_ERR_COUNT.
  */
 #include <limits.h>
 #include <stdlib.h>
