@@ -1,96 +1,22 @@
 /*
- * backend.c - the table of backends, the plugin loader (in this process, or
- * in a child process for the driver: cs_backend_probe) and the bootstrap
- * channel the harness hands to backends (over MPI).
+ * backend.c - the table of backends and the plugin loader, with the checks
+ * of a backend table that every load passes. Loading a plugin in a child
+ * process for the driver (cs_backend_probe) is in backend_probe.c; the
+ * bootstrap channel the harness hands to backends (over MPI) in mpiboot.c.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-#include <mpi.h>
 #include "collspec/backend.h"
+#include "backend_impl.h"
 #include "backends.h"
 #include "result.h"
 #include "backend_nccl.h"
 #include "csgpu/device.h"
-
-/* ---- bootstrap over MPI -------------------------------------------------- */
-
-struct cs_mpiboot {
-	MPI_Comm comm;
-	cs_bootstrap_t boot;
-};
-
-static int boot_allgather(void *ctx, const void *send, void *recv,
-			  size_t bytes)
-{
-	struct cs_mpiboot *b = ctx;
-
-	if (bytes > INT_MAX)
-		return MPI_ERR_COUNT;
-	return MPI_Allgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes,
-			     MPI_BYTE, b->comm);
-}
-
-static int boot_broadcast(void *ctx, void *buf, size_t bytes, int root)
-{
-	struct cs_mpiboot *b = ctx;
-
-	if (bytes > INT_MAX)
-		return MPI_ERR_COUNT;
-	return MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, b->comm);
-}
-
-static int boot_barrier(void *ctx)
-{
-	struct cs_mpiboot *b = ctx;
-
-	return MPI_Barrier(b->comm);
-}
-
-cs_status_t cs_boot_create(const void *mpi_comm, cs_mpiboot_t **out)
-{
-	struct cs_mpiboot *b = calloc(1, sizeof *b);
-
-	if (!b)
-		return cs_error(CS_ERR_NOMEM, "bootstrap: out of memory");
-	if (MPI_Comm_dup(*(const MPI_Comm *)mpi_comm, &b->comm) != MPI_SUCCESS) {
-		free(b);
-		return cs_error(CS_ERR_INTERNAL, "bootstrap: MPI_Comm_dup failed");
-	}
-	b->boot.struct_size = sizeof b->boot;
-	MPI_Comm_rank(b->comm, &b->boot.rank);
-	MPI_Comm_size(b->comm, &b->boot.nranks);
-	b->boot.ctx = b;
-	b->boot.allgather = boot_allgather;
-	b->boot.broadcast = boot_broadcast;
-	b->boot.barrier = boot_barrier;
-	b->boot.mpi_comm = &b->comm;
-	*out = b;
-	return CS_OK;
-}
-
-const cs_bootstrap_t *cs_boot_get(const cs_mpiboot_t *b)
-{
-	return &b->boot;
-}
-
-void cs_boot_free(cs_mpiboot_t *b)
-{
-	if (!b)
-		return;
-	MPI_Comm_free(&b->comm);
-	free(b);
-}
 
 /* ---- validation and loading ---------------------------------------------- */
 
@@ -149,17 +75,17 @@ cs_status_t cs_backend_validate(const cs_backend_t *b, const char *origin)
 	return CS_OK;
 }
 
-/* Where a plugin load has got to, for cs_backend_probe's child: one byte
- * written to load_stage_fd as each step returns. */
-#define STAGE_OPENED 'O'  /* dlopen returned: its constructors ran */
-#define STAGE_ENTERED 'E' /* its entry point returned */
-#define STAGE_REPLY 'R'   /* the load's outcome follows */
-
+/* The stage descriptor (backend_impl.h), -1 when not probing. */
 static int load_stage_fd = -1;
+
+void cs_backend_set_stage_fd(int fd)
+{
+	load_stage_fd = fd;
+}
 
 /* (load_stage_fd is set only in probe_child, the forked child: there
  * _exit is how it ends, never in the harness's own process.) */
-static void load_stage(char stage)
+void cs_backend_load_stage(char stage)
 {
 	if (load_stage_fd >= 0 && write(load_stage_fd, &stage, 1) != 1)
 		_exit(3); /* the driver is gone */
@@ -197,7 +123,7 @@ static cs_status_t load_plugin(const char *path, const cs_backend_t **out)
 	strcpy(origin, "plugin ");
 	strcat(origin, path);
 	h = open_plugin(path);
-	load_stage(STAGE_OPENED);
+	cs_backend_load_stage(STAGE_OPENED);
 	sym = h ? dlsym(h, CS_BACKEND_SYMBOL) : NULL;
 	if (!h) {
 		st = cs_error(CS_ERR_INVALID, "cannot load %s: %s", origin,
@@ -212,7 +138,7 @@ static cs_status_t load_plugin(const char *path, const cs_backend_t **out)
 		b = entry(CS_BACKEND_ABI_VERSION);
 		if (!b)
 			b = entry(1); /* only to name the version it was built for */
-		load_stage(STAGE_ENTERED);
+		cs_backend_load_stage(STAGE_ENTERED);
 		*out = b;
 		/* the handle stays open: the backend's code lives in it */
 		st = b ? cs_backend_validate(b, origin)
@@ -338,251 +264,6 @@ cs_status_t cs_backend_load(const char *spec, const cs_backend_t **out)
 				spec, e->needs);
 	*out = b;
 	return cs_backend_validate(b, spec);
-}
-
-/* ---- loading a plugin in a child process ---------------------------------- */
-
-/* The child's answer after STAGE_REPLY; the error message follows it. */
-struct probe_reply {
-	int status;
-	int proc_model, mem_kind;
-	char name[CS_BACKEND_NAME_MAX + 1];
-};
-
-/* In the child (probe_child), which _exits when the parent is gone. */
-static void write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-	ssize_t k;
-
-	while (n > 0) {
-		k = write(fd, c, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			_exit(3);
-		c += k;
-		n -= (size_t)k;
-	}
-}
-
-/* In the child, right after fork: load spec, write the stages and the
- * outcome to fd, _exit without running anything of the plugin's (no
- * destructors, no atexit handlers of the parent's). */
-static void probe_child(const char *spec, int fd, pid_t parent)
-{
-	const cs_backend_t *b = NULL;
-	struct probe_reply rep;
-	const char *msg;
-
-	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(3);
-	load_stage_fd = fd;
-	memset(&rep, 0, sizeof rep);
-	rep.status = cs_backend_load(spec, &b);
-	if (rep.status == CS_OK) {
-		rep.proc_model = (int)b->proc_model;
-		rep.mem_kind = (int)b->mem_kind;
-		memcpy(rep.name, b->name, strlen(b->name) + 1);
-	}
-	fflush(NULL); /* what the constructors printed */
-	msg = rep.status == CS_OK ? "" : cs_last_error();
-	load_stage(STAGE_REPLY);
-	write_all(fd, &rep, sizeof rep);
-	write_all(fd, msg, strlen(msg) + 1);
-	_exit(0);
-}
-
-/* Bytes from the child, and how it ended. */
-struct probe {
-	pid_t pid;
-	int fd, status, timed_out;
-	char *buf;
-	size_t len, cap;
-};
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* What one probe_read found. */
-enum probe_got {
-	PROBE_EOF,   /* end of file, or an error: the pipe is done */
-	PROBE_NONE,  /* nothing yet */
-	PROBE_BYTES, /* bytes, appended to p->buf */
-};
-
-/* Read what the pipe has, waiting up to ms for it. */
-static enum probe_got probe_read(struct probe *p, int ms)
-{
-	struct pollfd pfd = {p->fd, POLLIN, 0};
-	ssize_t k;
-	char *nb;
-
-	if (poll(&pfd, 1, ms) <= 0)
-		return PROBE_NONE;
-	if (p->cap - p->len < 4096) {
-		nb = realloc(p->buf, p->cap + 65536);
-		if (!nb)
-			return PROBE_EOF;
-		p->buf = nb;
-		p->cap += 65536;
-	}
-	k = read(p->fd, p->buf + p->len, p->cap - p->len);
-	if (k < 0 && errno == EINTR)
-		return PROBE_NONE;
-	if (k <= 0)
-		return PROBE_EOF;
-	p->len += (size_t)k;
-	return PROBE_BYTES;
-}
-
-/* 1 when the child has exited (it stays a zombie, so that its process
- * group id cannot be reused before the group is killed). */
-static int probe_exited(const struct probe *p)
-{
-	siginfo_t si;
-
-	memset(&si, 0, sizeof si);
-	return waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT)
-		       == 0 && si.si_pid == p->pid;
-}
-
-/* Follow the child until it exits (its pipe drained) or timeout seconds
- * pass; then kill its process group, so that nothing it started is left,
- * and reap it. */
-static void probe_wait(struct probe *p, double timeout)
-{
-	double end = mono_s() + timeout;
-	int open = 1, exited = 0;
-
-	while (!(exited = probe_exited(p)) && mono_s() <= end) {
-		if (open)
-			open = probe_read(p, 20) != PROBE_EOF;
-		else
-			poll(NULL, 0, 20);
-	}
-	/* what the child wrote before it exited is in the pipe; a process it
-	 * started may hold the pipe open, so no blocking read */
-	while (exited && open && probe_read(p, 0) == PROBE_BYTES)
-		;
-	p->timed_out = !exited;
-	kill(-p->pid, SIGKILL);
-	kill(p->pid, SIGKILL);
-	waitpid(p->pid, &p->status, 0);
-}
-
-/* The step of the load the child reached, in words. */
-static const char *probe_where(const struct probe *p)
-{
-	/* (no memchr on a NULL buf, even of length 0: undefined) */
-	if (p->len && memchr(p->buf, STAGE_ENTERED, p->len))
-		return "after its entry point returned, in the harness's check "
-		       "of the backend struct it returned";
-	if (p->len && memchr(p->buf, STAGE_OPENED, p->len))
-		return "in its entry point " CS_BACKEND_SYMBOL "()";
-	return "in dlopen, running its constructors (or those of the "
-	       "libraries it needs)";
-}
-
-/* A child that did not answer: the FAIL message. */
-static cs_status_t probe_fault(const struct probe *p, const char *path,
-			       double timeout, cs_backend_info_t *info)
-{
-	int s = p->status;
-
-	info->fault = 1;
-	if (p->timed_out)
-		return cs_error(CS_ERR_UNSUPPORTED, "plugin %s did not finish "
-				"loading within %g s (the --timeout), %s; it was "
-				"killed", path, timeout, probe_where(p));
-	if (WIFSIGNALED(s))
-		return cs_error(CS_ERR_UNSUPPORTED, "plugin %s crashed while "
-				"loading (signal %d, %s), %s", path, WTERMSIG(s),
-				strsignal(WTERMSIG(s)), probe_where(p));
-	return cs_error(CS_ERR_UNSUPPORTED, "plugin %s exited with status %d "
-			"while loading, %s", path, WEXITSTATUS(s),
-			probe_where(p));
-}
-
-/* The child's answer into info, or the error it names. */
-static cs_status_t probe_answer(const struct probe *p, const char *path,
-				double timeout, cs_backend_info_t *info)
-{
-	const char *r = p->buf ? memchr(p->buf, STAGE_REPLY, p->len) : NULL;
-	struct probe_reply rep;
-	size_t off;
-
-	off = r ? (size_t)(r - p->buf) + 1 : 0;
-	if (!r || p->len < off + sizeof rep + 1 || p->buf[p->len - 1] ||
-	    !WIFEXITED(p->status) || WEXITSTATUS(p->status) != 0)
-		return probe_fault(p, path, timeout, info);
-	memcpy(&rep, p->buf + off, sizeof rep);
-	if (rep.status != CS_OK)
-		return cs_error(rep.status, "%s", p->buf + off + sizeof rep);
-	rep.name[sizeof rep.name - 1] = '\0';
-	memcpy(info->name, rep.name, sizeof info->name);
-	info->proc_model = rep.proc_model;
-	info->mem_kind = rep.mem_kind;
-	return CS_OK;
-}
-
-/* A built-in backend: its code is the harness's own. */
-static cs_status_t probe_builtin(const char *spec, cs_backend_info_t *info)
-{
-	const cs_backend_t *b;
-	cs_status_t st = cs_backend_load(spec, &b);
-
-	if (st != CS_OK)
-		return st;
-	snprintf(info->name, sizeof info->name, "%s", b->name);
-	info->proc_model = (int)b->proc_model;
-	info->mem_kind = (int)b->mem_kind;
-	return CS_OK;
-}
-
-cs_status_t cs_backend_probe(const char *spec, double timeout,
-			     cs_backend_info_t *info)
-{
-	struct probe p = {0};
-	int fds[2];
-	pid_t self = getpid();
-	cs_status_t st;
-
-	memset(info, 0, sizeof *info);
-	if (!spec || strncmp(spec, "plugin:", 7) != 0)
-		return probe_builtin(spec, info);
-	if (!(timeout > 0))
-		return cs_error(CS_ERR_INVALID, "plugin probe: timeout %g s",
-				timeout);
-	if (pipe2(fds, O_CLOEXEC) != 0)
-		return cs_error(CS_ERR_IO, "cannot load %s: pipe: %s", spec,
-				strerror(errno));
-	fflush(NULL);
-	p.pid = fork();
-	if (p.pid == 0) {
-		close(fds[0]);
-		probe_child(spec, fds[1], self);
-	}
-	close(fds[1]);
-	if (p.pid < 0) {
-		close(fds[0]);
-		return cs_error(CS_ERR_IO, "cannot load %s: fork: %s", spec,
-				strerror(errno));
-	}
-	setpgid(p.pid, p.pid); /* (either side may get there first) */
-	p.fd = fds[0];
-	probe_wait(&p, timeout);
-	close(p.fd);
-	st = probe_answer(&p, spec + 7, timeout, info);
-	free(p.buf);
-	return st;
 }
 
 int cs_backend_finds_devices(const cs_backend_t *b)

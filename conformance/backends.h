@@ -2,9 +2,9 @@
  * backends.h - the built-in backends and the plugin loader (backend.c): the
  * one table of built-ins (name, description, how to get it, why it is not
  * built) that loading, `collspec list`, run's validation and the docs'
- * table come from, the loader's checks of a backend table, the probe that
- * loads a plugin in a child, and the MPI bootstrap handed to per-process
- * backends.
+ * table come from, the loader's checks of a backend table, and the probe
+ * that loads a plugin in a child (backend_probe.c). The MPI bootstrap
+ * handed to per-process backends is in mpiboot.h.
  */
 #ifndef CS_BACKENDS_H
 #define CS_BACKENDS_H
@@ -14,6 +14,8 @@
 #include "collspec/backend.h"
 #include "csref/status.h"
 #include "result.h" /* CS_BACKEND_NAME_MAX */
+/* (for rgroup_mpi.c until it includes mpiboot.h itself; then remove) */
+#include "mpiboot.h"
 
 /* The built-in backends, instances of the plugin ABI's struct. */
 const cs_backend_t *cs_backend_ref(void);
@@ -93,12 +95,5 @@ int cs_backend_known(const char *spec);
 /* The names --backend accepts, space-separated ("ref mpi ... plugin:PATH"),
  * from the same table (a static string). */
 const char *cs_backend_names(void);
-
-/* Bootstrap over an MPI communicator (the harness's channel). The returned
- * object holds its own duplicate of comm; free with cs_boot_free. */
-typedef struct cs_mpiboot cs_mpiboot_t;
-cs_status_t cs_boot_create(const void *mpi_comm, cs_mpiboot_t **out);
-const cs_bootstrap_t *cs_boot_get(const cs_mpiboot_t *b);
-void cs_boot_free(cs_mpiboot_t *b);
 
 #endif /* CS_BACKENDS_H */

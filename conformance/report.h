@@ -1,7 +1,8 @@
 /*
- * report.h - the reports of a run (report.c): the human table with its
- * progress line and summary, JSON Lines (--json) and JUnit XML (--junit),
- * with known failures (--expect) applied as results arrive.
+ * report.h - the reports of a run (report.c; the JUnit document in
+ * report_junit.c, the human table in report_table.c): the human table with
+ * its progress line and summary, JSON Lines (--json) and JUnit XML
+ * (--junit), with known failures (--expect) applied as results arrive.
  */
 #ifndef CS_REPORT_H
 #define CS_REPORT_H

@@ -1,5 +1,5 @@
 /*
- * test_driver.c - the driver (conformance/driver.c) through the real
+ * test_driver.c - the driver (conformance/driver*.c) through the real
  * mpiexec, with fake_worker standing in for `collspec run`: a crash or a
  * hang becomes a FAIL for exactly that case, the sweep resumes after it,
  * the environment reaches the workers, and no process of a launch

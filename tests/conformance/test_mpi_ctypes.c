@@ -22,6 +22,7 @@
 #include <cmocka.h>
 #include <mpi.h>
 #include "backends.h"
+#include "mpiboot.h"
 
 static cs_mpiboot_t *world_boot;
 static MPI_Datatype seen_allreduce, seen_bcast;

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 #include <mpi.h>
 #include "backends.h"
+#include "mpiboot.h"
 
 static cs_mpiboot_t *world_boot;
 static int me;

@@ -1,5 +1,5 @@
 /*
- * test_report.c - reporters (conformance/report.c): exit codes, JSON Lines,
+ * test_report.c - reporters (conformance/report*.c): exit codes, JSON Lines,
  * JUnit XML valid after every case and escaped (whatever bytes the strings
  * hold), the human summary, an unwritable path refused before anything is
  * written, a failed write made exit code 2, and a run that failed as a
