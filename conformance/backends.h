@@ -14,8 +14,6 @@
 #include "collspec/backend.h"
 #include "csref/status.h"
 #include "result.h" /* CS_BACKEND_NAME_MAX */
-/* (for rgroup_mpi.c until it includes mpiboot.h itself; then remove) */
-#include "mpiboot.h"
 
 /* The built-in backends, instances of the plugin ABI's struct. */
 const cs_backend_t *cs_backend_ref(void);

@@ -26,6 +26,7 @@
 #include <omp.h>
 #include "backends.h"
 #include "names.h"
+#include "mpiboot.h"
 #include "rgroup.h"
 
 /* The harness's side of each communicator variant. */

@@ -14,7 +14,8 @@
  *   check.c    each rank's checks of what it received
  *   worker.c   the checks across ranks (identity, the root's shares)
  *   verdict.c  the ranks' verdicts merged into one cs_result_t
- *   report.c   the table, JSON Lines, JUnit
+ *   report.c   the reports: JSON Lines (report.c), the table
+ *              (report_table.c), JUnit (report_junit.c)
  *
  * worker_start.c sets the run up (outputs, the backend, its communicators)
  * and tears it down.
