@@ -39,6 +39,7 @@ static const char *missing_required(const cs_backend_t *b)
 cs_status_t cs_backend_validate(const cs_backend_t *b, const char *origin)
 {
 	const char *missing;
+	size_t namelen;
 
 	if (b->abi_version != CS_BACKEND_ABI_VERSION)
 		return cs_error(CS_ERR_UNSUPPORTED, "%s implements collspec backend "
@@ -56,10 +57,15 @@ cs_status_t cs_backend_validate(const cs_backend_t *b, const char *origin)
 	if ((missing = missing_required(b)) != NULL)
 		return cs_error(CS_ERR_INVALID, "%s: required member '%s' is NULL",
 				origin, missing);
-	if (!b->name[0] || strlen(b->name) > CS_BACKEND_NAME_MAX)
-		return cs_error(CS_ERR_INVALID, "%s: its name holds %zu bytes; a "
-				"backend's name holds 1 to %d", origin,
-				strlen(b->name), CS_BACKEND_NAME_MAX);
+	/* (bounded: a name without its NUL is read no further than that) */
+	namelen = strnlen(b->name, CS_BACKEND_NAME_MAX + 1);
+	if (namelen == 0 || namelen > CS_BACKEND_NAME_MAX)
+		return cs_error(CS_ERR_INVALID, "%s: its name holds %s%zu bytes; "
+				"a backend's name holds 1 to %d", origin,
+				namelen > CS_BACKEND_NAME_MAX ? "more than " : "",
+				namelen > CS_BACKEND_NAME_MAX ? (size_t)
+				CS_BACKEND_NAME_MAX : namelen,
+				CS_BACKEND_NAME_MAX);
 	if (b->mem_kind != CS_MEM_HOST && b->mem_kind != CS_MEM_CUDA)
 		return cs_error(CS_ERR_INVALID, "%s: unknown memory kind %d",
 				origin, (int)b->mem_kind);

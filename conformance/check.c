@@ -13,7 +13,7 @@
 #include "csref/case.h"
 #include "csref/compare.h"
 #include "csref/stats.h"
-#include "check.h"
+#include "checker.h"
 #include "exec.h"
 #include "names.h"
 #include "verdict.h"

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "check.h"
+#include "checker.h"
 #include "exec.h"
 #include "names.h"
 #include "verdict.h"

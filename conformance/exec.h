@@ -1,7 +1,7 @@
 /*
  * exec.h - one rank's buffers for one case (exec.c): layout, allocation
  * with guards, device copies, the inputs of each call, and the backend
- * call on them. The checks that read them are check.h's.
+ * call on them. The checks that read them are checker.h's.
  */
 #ifndef CS_EXEC_H
 #define CS_EXEC_H

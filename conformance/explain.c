@@ -8,7 +8,7 @@
 #include <string.h>
 #include "csref/a2av.h"
 #include "csref/case.h"
-#include "check.h"
+#include "checker.h"
 #include "cli_parse.h"
 #include "commands.h"
 #include "names.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 #include "csref/case.h"
 #include "csref/compare.h"
-#include "check.h"
+#include "checker.h"
 #include "commands.h"
 #include "csref/arith.h"
 #include "csref/gen.h"

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "worker.h"
-#include "check.h"
+#include "checker.h"
 #include "precheck.h"
 #include "results.h"
 

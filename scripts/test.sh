@@ -7,14 +7,22 @@
 #   quick  the quick suite on the mpi backend at --ranks 1-8 against Open
 #          MPI (build/), its known defects expected
 #          (--expect docs/expectations/openmpi-4.1.txt)
-#   mpich  CS_MPI=mpich CS_CUDA=OFF scripts/setup.sh (build-mpich/), the
-#          tests labelled `mpi` there and the quick suite on the mpi
-#          backend at --ranks 1-8 against MPICH, its known defects
-#          expected (--expect docs/expectations/mpich-4.0.txt)
-#   asan   the `asan` preset (gcc, ASan + UBSan, no CUDA) in build-asan/:
-#          every test but the MPI ones with leak detection (ctest --preset
-#          asan), then the MPI ones with Open MPI's own leaks suppressed
-#          (ctest --preset asan-mpi, .ci/lsan-openmpi.supp)
+#   mpich  CS_MPI=mpich CS_CUDA=OFF CS_BUILD_TYPE=Release scripts/setup.sh
+#          (build-mpich/, -O3), the tests labelled `mpi` there and the
+#          quick suite on the mpi backend at --ranks 1-8 against MPICH, its
+#          known defects expected (--expect docs/expectations/mpich-4.0.txt);
+#          with .ci/ucp_yield.c preloaded, so that waiting ranks yield
+#          their core (MPICH 4.0's ch4:ucx polls without yielding)
+#   builds the `debug` preset (-O0, assertions on, no CUDA) without the
+#          tests (BUILD_TESTING OFF: no CMocka, no Check needed), warnings
+#          as errors; with `mpich` (Release), `asan` (Debug) and build/
+#          (CS_BUILD_TYPE: .ci/run makes it Release) every build type is
+#          built with -Werror
+#   asan   the `asan` preset (gcc, ASan + UBSan, Debug, no CUDA, no
+#          mutants) in build-asan/: every test but the MPI ones with leak
+#          detection (ctest --preset asan), then the MPI ones with Open
+#          MPI's own leaks suppressed (ctest --preset asan-mpi,
+#          .ci/lsan-openmpi.supp)
 #   fuzz   the `fuzz` preset (clang, libFuzzer, ASan + UBSan) in
 #          build-fuzz/: each parser's fuzz target for CS_FUZZ_SECONDS
 #          seconds (ctest --preset fuzz); none may crash
@@ -30,7 +38,7 @@
 #   scripts/test.sh -L unit
 # Environment:
 #   CS_TEST_STAGES   stages to run, in order (default "tests quick mpich
-#                    asan fuzz"; "tests" when arguments are given)
+#                    builds asan fuzz"; "tests" when arguments are given)
 #   CS_FUZZ_SECONDS  seconds per fuzz target (default 20)
 # Exits non-zero when the set-up, a build or any test fails.
 
@@ -39,7 +47,7 @@ set -euo pipefail
 if [ $# -gt 0 ]; then
 	cs_stages="${CS_TEST_STAGES:-tests}"
 else
-	cs_stages="${CS_TEST_STAGES:-tests quick mpich asan fuzz}"
+	cs_stages="${CS_TEST_STAGES:-tests quick mpich builds asan fuzz}"
 fi
 case " $cs_stages " in
 *" fuzz "*) export CS_SETUP_FUZZ=1 ;; # setup.sh installs clang, libFuzzer
@@ -65,14 +73,29 @@ cs_stage_quick() {
 }
 
 cs_stage_mpich() {
-	local rc=0
+	local rc=0 yield=build-mpich/libucp_yield.so
 
-	# the GPU parts are the same code whatever the MPI: not built again
-	CS_MPI=mpich CS_CUDA=OFF bash scripts/setup.sh || return 1
-	ctest --test-dir build-mpich --output-on-failure -j2 -L '^mpi$' ||
+	# the GPU parts are the same code whatever the MPI: not built again;
+	# Release, so that -O3's warnings are errors in CI. The preloaded
+	# library only makes waiting ranks yield (.ci/ucp_yield.c says why);
+	# the tests pass without it, more slowly.
+	CS_MPI=mpich CS_CUDA=OFF CS_BUILD_TYPE=Release bash scripts/setup.sh ||
+		return 1
+	cc -O2 -Wall -Wextra -Werror -shared -fPIC -o "$yield" \
+		.ci/ucp_yield.c -ldl || return 1
+	LD_PRELOAD="$PWD/$yield" ctest --test-dir build-mpich \
+		--output-on-failure -j2 -L '^mpi$' || rc=1
+	LD_PRELOAD="$PWD/$yield" cs_quick_suite build-mpich mpich-4.0.txt ||
 		rc=1
-	cs_quick_suite build-mpich mpich-4.0.txt || rc=1
 	return "$rc"
+}
+
+# A plain Debug build (-O0) without the tests, as a user's `cmake
+# -DCMAKE_BUILD_TYPE=Debug -DBUILD_TESTING=OFF` makes it, warnings as
+# errors (the other build types: see the top of this file).
+cs_stage_builds() {
+	cmake --preset debug >/dev/null &&
+		cmake --build --preset debug -j "$(nproc)"
 }
 
 cs_stage_large() {
@@ -105,6 +128,7 @@ cs_stage_hint() {
 	mpich) echo "ctest --test-dir build-mpich --output-on-failure -R" \
 		"NAME, or build-mpich/conformance/collspec run --backend mpi" \
 		"--ranks 1-8 --expect docs/expectations/mpich-4.0.txt" ;;
+	builds) echo "cmake --preset debug && cmake --build --preset debug" ;;
 	large) echo "CS_TEST_LARGE=1 ctest --test-dir build -L large" ;;
 	asan) echo "ctest --preset asan -R NAME (or --preset asan-mpi)" ;;
 	fuzz) echo "ctest --preset fuzz -R NAME; docs/ci.md tells how to" \
@@ -115,9 +139,9 @@ cs_stage_hint() {
 cs_failed=()
 for cs_stage in $cs_stages; do
 	case "$cs_stage" in
-	tests | quick | mpich | asan | fuzz | large) ;;
+	tests | quick | mpich | builds | asan | fuzz | large) ;;
 	*) cs_die "unknown stage '$cs_stage' in CS_TEST_STAGES" \
-		"(valid: tests quick mpich asan fuzz large)" ;;
+		"(valid: tests quick mpich builds asan fuzz large)" ;;
 	esac
 	echo "test.sh: stage $cs_stage: starting"
 	cs_t0=$SECONDS

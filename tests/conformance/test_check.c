@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "csref/compare.h"
-#include "check.h"
+#include "checker.h"
 #include "exec.h"
 #include "khash.h"
 #include "names.h"

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "check.h"
+#include "checker.h"
 #include "precheck.h"
 #include "worker.h"
 

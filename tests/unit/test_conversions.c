@@ -1,6 +1,6 @@
 /*
  * test_conversions.c - decoding and encoding of every floating dtype
- * (csref/arith.h), checked against an independent model (Check, fork mode).
+ * (csref/arith.h), checked against an independent model.
  *
  * The model is written from the format definitions of spec/numerics.md and
  * shares no code with arith.h: each narrow format is described by hand
@@ -11,22 +11,36 @@
  * comparison (ties to the even encoding). Hand-written spot values anchor
  * the model itself. float32 is checked against the C cast, float16 also
  * against the compiler's _Float16 where gcc provides it.
+ *
+ * CMocka: the code under test is pure arithmetic, with nothing that could
+ * crash or hang the test program (tests/README.md says when a test uses
+ * Check's fork mode instead).
  */
-#include <check.h>
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <cmocka.h>
 #include "csref/arith.h"
+
+/* assert cond, or fail with a printf-style message (CMocka's assert_true
+ * prints only the expression). */
+#define ASSERT_MSG(cond, ...)                 \
+	do {                                  \
+		if (!(cond))                  \
+			fail_msg(__VA_ARGS__); \
+	} while (0)
 
 /* ---- failure collection -------------------------------------------------- */
 
-/* Loops over ~10^6 cases count mismatches instead of asserting each one
- * (a passing ck_assert costs a write to Check's pipe); the first one is
- * kept for the final message and a few more go to stderr. */
+/* Loops over ~10^6 cases count mismatches instead of asserting each one,
+ * so that one run reports how many there are; the first one is kept for
+ * the final message and a few more go to stderr. */
 struct tally {
 	long n;
 	char first[256];
@@ -51,7 +65,7 @@ static void miss(struct tally *t, const char *fmt, ...)
 }
 
 #define TALLY_DONE(t) \
-	ck_assert_msg((t)->n == 0, "%ld mismatches, first: %s", (t)->n, \
+	ASSERT_MSG((t)->n == 0, "%ld mismatches, first: %s", (t)->n, \
 		      (t)->first)
 
 /* ---- the independent model ----------------------------------------------- */
@@ -75,6 +89,9 @@ static const struct rfmt rfmts[] = {
 	{ "float8_e5m2", CS_DTYPE_FLOAT8_E5M2, 8, 2, 15, 0x7C, 0x7E, 0x7B },
 };
 #define NFMTS ((int)(sizeof(rfmts) / sizeof(rfmts[0])))
+/* main's PER_FORMAT names every entry */
+_Static_assert(sizeof(rfmts) / sizeof(rfmts[0]) == 4,
+	       "PER_FORMAT in main must list every format");
 
 enum rclass { R_FINITE, R_INF, R_NAN };
 
@@ -152,7 +169,7 @@ static void rtab_build(struct rtab *t, const struct rfmt *f)
 	t->f = f;
 	t->n = 0;
 	t->e = malloc(sizeof(*t->e) * ((size_t)f->max + 2));
-	ck_assert_ptr_nonnull(t->e);
+	assert_non_null(t->e);
 	for (b = 0; b < rsign(f); b++) {
 		if (rclassify(f, b) != R_FINITE)
 			continue;
@@ -162,9 +179,9 @@ static void rtab_build(struct rtab *t, const struct rfmt *f)
 	}
 	qsort(t->e, (size_t)t->n, sizeof(*t->e), rent_cmp);
 	for (i = 1; i < t->n; i++)
-		ck_assert_msg(t->e[i - 1].v < t->e[i].v, "%s: table not strict",
+		ASSERT_MSG(t->e[i - 1].v < t->e[i].v, "%s: table not strict",
 			      f->name);
-	ck_assert_uint_eq(t->e[t->n - 1].b, f->max);
+	assert_int_equal(t->e[t->n - 1].b, f->max);
 	t->e[t->n].v = 2 * t->e[t->n - 1].v - t->e[t->n - 2].v;
 	t->e[t->n].b = f->max + 1;
 }
@@ -308,7 +325,7 @@ static int same_double(double a, double b)
 	return cs_f64_to_bits(a) == cs_f64_to_bits(b);
 }
 
-START_TEST(test_spot_values)
+static void test_spot_values(void **state)
 {
 	size_t i;
 
@@ -316,22 +333,21 @@ START_TEST(test_spot_values)
 		const struct spot *s = &spots[i];
 		double got = cs_to_f64(s->d, s->b);
 
-		ck_assert_msg(same_double(rdecode(rfmt_of(s->d), s->b), s->v),
+		ASSERT_MSG(same_double(rdecode(rfmt_of(s->d), s->b), s->v),
 			      "model decode of 0x%x wrong", (unsigned)s->b);
-		ck_assert_msg(same_double(got, s->v),
+		ASSERT_MSG(same_double(got, s->v),
 			      "%s 0x%x decodes to %a, want %a",
 			      rfmt_of(s->d)->name, (unsigned)s->b, got, s->v);
 	}
 	/* e4m3 "FN": only S.1111.111 is NaN; S.1111.000-110 are numbers */
-	ck_assert(cs_isnan_bits(CS_DTYPE_FLOAT8_E4M3, 0x7F));
-	ck_assert(cs_isnan_bits(CS_DTYPE_FLOAT8_E4M3, 0xFF));
-	ck_assert(!cs_isnan_bits(CS_DTYPE_FLOAT8_E4M3, 0x78));
-	ck_assert(!cs_fmt_isinf(cs_fmt_of(CS_DTYPE_FLOAT8_E4M3), 0x78));
-	ck_assert(cs_isnan_bits(CS_DTYPE_FLOAT8_E5M2, 0x7D));
-	ck_assert(cs_isnan_bits(CS_DTYPE_FLOAT8_E5M2, 0xFF));
-	ck_assert(!cs_isnan_bits(CS_DTYPE_FLOAT8_E5M2, 0x7C));
+	assert_true(cs_isnan_bits(CS_DTYPE_FLOAT8_E4M3, 0x7F));
+	assert_true(cs_isnan_bits(CS_DTYPE_FLOAT8_E4M3, 0xFF));
+	assert_true(!cs_isnan_bits(CS_DTYPE_FLOAT8_E4M3, 0x78));
+	assert_true(!cs_fmt_isinf(cs_fmt_of(CS_DTYPE_FLOAT8_E4M3), 0x78));
+	assert_true(cs_isnan_bits(CS_DTYPE_FLOAT8_E5M2, 0x7D));
+	assert_true(cs_isnan_bits(CS_DTYPE_FLOAT8_E5M2, 0xFF));
+	assert_true(!cs_isnan_bits(CS_DTYPE_FLOAT8_E5M2, 0x7C));
 }
-END_TEST
 
 static void check_decode(const struct rfmt *f, uint32_t b, struct tally *t)
 {
@@ -373,9 +389,9 @@ static void check_roundtrip(const struct rfmt *f, uint32_t b, struct tally *t)
 }
 
 /* Every bit pattern: decode exactly, re-encode to itself. */
-START_TEST(test_decode_roundtrip_all)
+static void test_decode_roundtrip_all(void **state)
 {
-	const struct rfmt *f = &rfmts[_i];
+	const struct rfmt *f = *state;
 	struct tally t = { 0 };
 	uint32_t b;
 
@@ -385,7 +401,6 @@ START_TEST(test_decode_roundtrip_all)
 	}
 	TALLY_DONE(&t);
 }
-END_TEST
 
 static void check_encode_one(const struct rtab *t, double x, void *arg)
 {
@@ -409,17 +424,16 @@ static void check_encode_one(const struct rtab *t, double x, void *arg)
 }
 
 /* Every value, midpoint and neighbour, both signs, both overflow modes. */
-START_TEST(test_encode_dense)
+static void test_encode_dense(void **state)
 {
 	struct tally t = { 0 };
 	struct rtab tab;
 
-	rtab_build(&tab, &rfmts[_i]);
+	rtab_build(&tab, *state);
 	dense_each(&tab, check_encode_one, &t);
 	free(tab.e);
 	TALLY_DONE(&t);
 }
-END_TEST
 
 /* The model's own tie and overflow decisions at the spec's thresholds. */
 struct edge {
@@ -476,7 +490,7 @@ static const struct edge edges[] = {
 	{ CS_DTYPE_BFLOAT16, -0.0, 0x8000, 0x8000 },
 };
 
-START_TEST(test_encode_edges)
+static void test_encode_edges(void **state)
 {
 	size_t i;
 
@@ -486,17 +500,16 @@ START_TEST(test_encode_edges)
 		uint32_t g0 = (uint32_t)cs_from_f64(e->d, e->x, 0);
 		uint32_t g1 = (uint32_t)cs_from_f64(e->d, e->x, 1);
 
-		ck_assert_msg(g0 == e->sat0 && g1 == e->sat1,
+		ASSERT_MSG(g0 == e->sat0 && g1 == e->sat1,
 			      "%s encode(%a) = 0x%x/0x%x, want 0x%x/0x%x",
 			      rfmt_of(e->d)->name, e->x, g0, g1, e->sat0,
 			      e->sat1);
 		rtab_build(&tab, rfmt_of(e->d));
-		ck_assert_uint_eq(rencode(&tab, e->x, 0), e->sat0);
-		ck_assert_uint_eq(rencode(&tab, e->x, 1), e->sat1);
+		assert_int_equal(rencode(&tab, e->x, 0), e->sat0);
+		assert_int_equal(rencode(&tab, e->x, 1), e->sat1);
 		free(tab.e);
 	}
 }
-END_TEST
 
 /* ---- float16 against the compiler ---------------------------------------- */
 
@@ -518,7 +531,7 @@ static void check_f16_native(const struct rtab *t, double x, void *arg)
 	}
 }
 
-START_TEST(test_f16_vs_compiler)
+static void test_f16_vs_compiler(void **state)
 {
 	struct tally t = { 0 };
 	struct rtab tab;
@@ -540,7 +553,6 @@ START_TEST(test_f16_vs_compiler)
 	free(tab.e);
 	TALLY_DONE(&t);
 }
-END_TEST
 #endif
 
 /* ---- float32 and float64 ------------------------------------------------- */
@@ -609,7 +621,7 @@ static double random_f32_probe(void)
 	}
 }
 
-START_TEST(test_float32)
+static void test_float32(void **state)
 {
 	static const double edge[] = {
 		FLT_MAX, 0x1.FFFFFFp127, 0x1.FFFFFEFFFFFFFp127, 0x1p128,
@@ -641,10 +653,9 @@ START_TEST(test_float32)
 	}
 	TALLY_DONE(&t);
 }
-END_TEST
 
 /* float64: conversion is the identity on bits, whatever sat says. */
-START_TEST(test_float64_identity)
+static void test_float64_identity(void **state)
 {
 	struct tally t = { 0 };
 	int i;
@@ -663,35 +674,31 @@ START_TEST(test_float64_identity)
 	}
 	TALLY_DONE(&t);
 }
-END_TEST
 
-static Suite *conversions_suite(void)
-{
-	Suite *s = suite_create("conversions");
-	TCase *tc = tcase_create("all");
-
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, test_spot_values);
-	tcase_add_loop_test(tc, test_decode_roundtrip_all, 0, NFMTS);
-	tcase_add_loop_test(tc, test_encode_dense, 0, NFMTS);
-	tcase_add_test(tc, test_encode_edges);
-#ifdef __FLT16_MAX__
-	tcase_add_test(tc, test_f16_vs_compiler);
-#endif
-	tcase_add_test(tc, test_float32);
-	tcase_add_test(tc, test_float64_identity);
-	suite_add_tcase(s, tc);
-	return s;
-}
+/* One test per narrow format for the exhaustive ones (the format is the
+ * test's state), named "test/format" so that a failure names its format. */
+#define ONE_FORMAT(fn, i) \
+	{ #fn "/" RFMT_NAME_##i, fn, NULL, NULL, (void *)&rfmts[i] }
+#define RFMT_NAME_0 "float16"
+#define RFMT_NAME_1 "bfloat16"
+#define RFMT_NAME_2 "float8_e4m3"
+#define RFMT_NAME_3 "float8_e5m2"
+#define PER_FORMAT(fn) \
+	ONE_FORMAT(fn, 0), ONE_FORMAT(fn, 1), ONE_FORMAT(fn, 2), \
+	ONE_FORMAT(fn, 3)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(conversions_suite());
-	int failed;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spot_values),
+		PER_FORMAT(test_decode_roundtrip_all),
+		PER_FORMAT(test_encode_dense),
+		cmocka_unit_test(test_encode_edges),
+#ifdef __FLT16_MAX__
+		cmocka_unit_test(test_f16_vs_compiler),
+#endif
+		cmocka_unit_test(test_float32),
+		cmocka_unit_test(test_float64_identity),
+	};
+	return cmocka_run_group_tests_name("conversions", tests, NULL, NULL);
 }

@@ -1,9 +1,10 @@
 /*
- * check.h - the checks one rank makes alone after each call (check.c), on
- * the buffers of exec.h, into its verdict (verdict.h).
+ * checker.h - the checks one rank makes alone after each call (check.c,
+ * check_call.c), on the buffers of exec.h, into its verdict (verdict.h).
+ * (Not check.h: that name is the Check test framework's header.)
  */
-#ifndef CS_CHECK_H
-#define CS_CHECK_H
+#ifndef CS_CHECKER_H
+#define CS_CHECKER_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -63,4 +64,4 @@ void cs_exec_who(const cs_exec_t *e, const cs_local_t *l, char *buf, size_t n);
 /* Render bits of dtype d for a message ("1.5 (0x3e00)", "-7"). */
 void cs_format_value(cs_dtype_t d, uint64_t bits, char *buf, size_t n);
 
-#endif /* CS_CHECK_H */
+#endif /* CS_CHECKER_H */
