@@ -3,7 +3,7 @@
  * complete: every check name the harness's sources set has a row, and
  * every row is set somewhere. It reads each .c file of conformance/ and
  * ref/stats.c and takes the string literals given as a check name:
- *   - argument 3 of cs_local_set() and rank_fail() (inproc.c's wrapper),
+ *   - argument 3 of cs_local_set(),
  *   - argument 2 of cs_report_fail_run(), argument 4 of run_entry(),
  *   - argument 3 of snprintf() into a `check` field (the driver's crash
  *     and hang, the expectations' XPASS),
@@ -190,7 +190,7 @@ static const struct call_rule {
 	const char *fn;
 	int arg;
 } call_rules[] = {
-	{"cs_local_set", 2}, {"rank_fail", 2}, {"cs_report_fail_run", 1},
+	{"cs_local_set", 2}, {"cs_report_fail_run", 1},
 	{"run_entry", 3},
 };
 
@@ -321,9 +321,9 @@ static void test_scanner(void **state)
 {
 	static const char text[] =
 		"/* cs_local_set(l, v, \"commented\", r, d) */\n"
-		"// rank_fail(w, r, \"commented2\", x)\n"
+		"// cs_report_fail_run(r, \"commented2\", x)\n"
 		"cs_local_set(l, CS_V_FAIL, c ? \"a1\" : \"a2\", \"reason\", f(\"x\", y));\n"
-		"rank_fail(w, r, \"b1\", \"what\", rc, NULL);\n"
+		"cs_local_set(&w->l[i], CS_V_FAIL, \"b1\", reason, NULL);\n"
 		"cs_report_fail_run(rep, \"c1\", why);\n"
 		"run_entry(r, 0, \"run\", \"d1\", why);\n"
 		"snprintf(r->check, sizeof r->check, \"e1\");\n"
