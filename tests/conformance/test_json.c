@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "json.h"
+#include "json_util.h"
 
 static void fill_result(cs_result_t *r)
 {
@@ -126,32 +127,6 @@ static void test_json_rejects(void **state)
 }
 
 /* ---- bytes that are not UTF-8 (issue 7, part 5) ---------------------------- */
-
-/* 1 when buf[0..n) is valid UTF-8, as glibc's iconv decodes it (an
- * implementation independent of json.c's). */
-static int valid_utf8(const char *buf, size_t n)
-{
-	iconv_t cd = iconv_open("UTF-32LE", "UTF-8");
-	char *in = (char *)buf, *out, *o;
-	size_t il = n, ol = 4 * n + 4, r;
-
-	assert_true(cd != (iconv_t)-1);
-	out = o = malloc(ol);
-	assert_non_null(out);
-	r = iconv(cd, &in, &il, &o, &ol);
-	iconv_close(cd);
-	free(out);
-	return r != (size_t)-1 && il == 0;
-}
-
-/* No raw control byte: a JSON line is one line. */
-static int no_controls(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return 0;
-	return 1;
-}
 
 /* Field k of r (0 backend, 1 check, 2 reason, 3 detail, 4 info, 5 repro)
  * and its size. */

@@ -20,6 +20,7 @@
 #include "suite.h"
 #include "json.h"
 #include "repro.h"
+#include "json_util.h"
 
 static void test_repro(void **state)
 {
@@ -54,32 +55,6 @@ static void test_repro(void **state)
 	assert_non_null(strstr(buf, "--op premulsum"));
 	assert_non_null(strstr(buf, "--root 3"));
 	assert_null(strstr(buf, "--a2av-pattern"));
-}
-
-/* 1 when buf[0..n) is valid UTF-8, as glibc's iconv decodes it (an
- * implementation independent of the harness's). */
-static int valid_utf8(const char *buf, size_t n)
-{
-	iconv_t cd = iconv_open("UTF-32LE", "UTF-8");
-	char *in = (char *)buf, *out, *o;
-	size_t il = n, ol = 4 * n + 4, r;
-
-	assert_true(cd != (iconv_t)-1);
-	out = o = malloc(ol);
-	assert_non_null(out);
-	r = iconv(cd, &in, &il, &o, &ol);
-	iconv_close(cd);
-	free(out);
-	return r != (size_t)-1 && il == 0;
-}
-
-/* No raw control byte: a JSON line is one line. */
-static int no_controls(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return 0;
-	return 1;
 }
 
 /* ---- re-run lines --------------------------------------------------------- */
