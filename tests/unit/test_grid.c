@@ -48,9 +48,7 @@ static void test_layout_pp_dp_tp(void **state)
 		assert_int_equal(c[CS_AXIS_PP], want[r][0]);
 		assert_int_equal(c[CS_AXIS_DP], want[r][1]);
 		assert_int_equal(c[CS_AXIS_TP], want[r][2]);
-		assert_int_equal(c[CS_AXIS_SP], 0);
-		assert_int_equal(c[CS_AXIS_CP], 0);
-		assert_int_equal(c[CS_AXIS_EP], 0);
+		assert_true(!c[CS_AXIS_SP] && !c[CS_AXIS_CP] && !c[CS_AXIS_EP]);
 		assert_int_equal(cs_grid_rank(&g, c, &back), CS_OK);
 		assert_int_equal(back, r);
 	}
@@ -340,8 +338,11 @@ static void test_default(void **state)
 
 static void test_format_and_sizes(void **state)
 {
+	static const char *const names[CS_NUM_AXES] = {"dp", "tp", "pp",
+						       "sp", "cp", "ep"};
 	cs_grid_t g = parse_ok("ep4,dp2", 8);
 	char buf[8];
+	int a;
 
 	(void)state;
 	assert_int_equal(cs_grid_format(&g, buf, sizeof buf), CS_OK);
@@ -352,12 +353,9 @@ static void test_format_and_sizes(void **state)
 	assert_int_equal(cs_grid_axis_size(&g, CS_AXIS_DP), 2);
 	assert_int_equal(cs_grid_axis_size(&g, CS_AXIS_TP), 1);
 	assert_int_equal(cs_grid_axis_size(&g, CS_NUM_AXES), 0);
-	assert_string_equal(cs_grid_axis_name(CS_AXIS_DP), "dp");
-	assert_string_equal(cs_grid_axis_name(CS_AXIS_TP), "tp");
-	assert_string_equal(cs_grid_axis_name(CS_AXIS_PP), "pp");
-	assert_string_equal(cs_grid_axis_name(CS_AXIS_SP), "sp");
-	assert_string_equal(cs_grid_axis_name(CS_AXIS_CP), "cp");
-	assert_string_equal(cs_grid_axis_name(CS_AXIS_EP), "ep");
+	for (a = 0; a < CS_NUM_AXES; a++)
+		assert_string_equal(cs_grid_axis_name((cs_grid_axis_t)a),
+				    names[a]);
 	assert_null(cs_grid_axis_name(CS_NUM_AXES));
 	assert_int_equal(cs_grid_group_size(&g, EP | DP), 8);
 	assert_int_equal(cs_grid_group_size(&g, 1u << CS_NUM_AXES), 0);
@@ -374,8 +372,7 @@ static void test_bad_arguments(void **state)
 	assert_int_not_equal(cs_grid_coords(&g, -1, c), CS_OK);
 	c[CS_AXIS_EP] = 1; /* ep is not listed: its only coordinate is 0 */
 	assert_int_not_equal(cs_grid_rank(&g, c, &r), CS_OK);
-	c[CS_AXIS_EP] = 0;
-	c[CS_AXIS_TP] = 2;
+	c[CS_AXIS_EP] = 0, c[CS_AXIS_TP] = 2;
 	assert_int_not_equal(cs_grid_rank(&g, c, &r), CS_OK);
 	c[CS_AXIS_TP] = -1;
 	assert_int_not_equal(cs_grid_rank(&g, c, &r), CS_OK);
@@ -438,17 +435,16 @@ static void test_parse_errors(void **state)
 	(void)state;
 	memset(&untouched, 0xab, sizeof untouched);
 	for (i = 0; i < sizeof parse_errors / sizeof parse_errors[0]; i++) {
+		const char *spec = parse_errors[i].spec;
+		const char *shown = spec ? spec : "(null)";
+
 		g = untouched;
-		if (cs_grid_parse(parse_errors[i].spec, parse_errors[i].world,
-				  &g) != CS_ERR_INVALID)
+		if (cs_grid_parse(spec, parse_errors[i].world, &g) !=
+		    CS_ERR_INVALID)
 			fail_msg("'%s' on %d ranks: accepted or wrong status",
-				 parse_errors[i].spec ? parse_errors[i].spec
-						      : "(null)",
-				 parse_errors[i].world);
+				 shown, parse_errors[i].world);
 		if (!strstr(cs_last_error(), parse_errors[i].msg))
-			fail_msg("'%s': message '%s' lacks '%s'",
-				 parse_errors[i].spec ? parse_errors[i].spec
-						      : "(null)",
+			fail_msg("'%s': message '%s' lacks '%s'", shown,
 				 cs_last_error(), parse_errors[i].msg);
 		assert_memory_equal(&g, &untouched, sizeof g);
 	}
