@@ -1,6 +1,6 @@
 /*
  * grid.c - the process grid of the parallelism patterns (csref/grid.h):
- * parsing a --grid text, the default grid of a world size, the row-major
+ * parsing a --grid text, the row-major
  * rank <-> coordinates map, and the comm_split colour and key of a group.
  */
 #include <stdio.h>
@@ -143,37 +143,7 @@ cs_status_t cs_grid_parse(const char *spec, int world, cs_grid_t *out)
 	return CS_OK;
 }
 
-/* Append (a, size) to g. */
-static void push_axis(cs_grid_t *g, cs_grid_axis_t a, int size)
-{
-	g->axis[g->ndims] = a;
-	g->size[g->ndims++] = size;
-}
-
-/* Contract in csref/grid.h (the rule is stated there). */
-cs_status_t cs_grid_default(int world, cs_grid_t *out)
-{
-	cs_grid_t g = { 0 };
-	int tp, pp, q;
-
-	if (world < 1 || !out)
-		return cs_error(CS_ERR_INVALID, "default grid: needs a world of "
-				"1 or more ranks (got %d) and a grid to fill",
-				world);
-	tp = world % 2 == 0 && world >= 4 ? 2 : 1;
-	q = world / tp;
-	pp = q % 2 == 0 && q >= 4 ? 2 : 1;
-	if (pp > 1)
-		push_axis(&g, CS_AXIS_PP, pp);
-	push_axis(&g, CS_AXIS_DP, q / pp);
-	if (tp > 1)
-		push_axis(&g, CS_AXIS_TP, tp);
-	g.world = world;
-	*out = g;
-	return CS_OK;
-}
-
-/* A grid as cs_grid_parse or cs_grid_default builds one (enough to keep
+/* A grid as cs_grid_parse builds one (enough to keep
  * the arithmetic below in bounds). */
 static int grid_ok(const cs_grid_t *g)
 {

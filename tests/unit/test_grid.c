@@ -1,8 +1,8 @@
 /*
  * test_grid.c - the process grid (ref/grid.c, csref/grid.h): hand-written
  * layouts and groups of small grids, the properties every grid must have
- * (checked by enumeration on many grids and every axis mask), the default
- * grids, and every parser error.
+ * (checked by enumeration on many grids and every axis mask), and every
+ * parser error.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -299,43 +299,6 @@ static void test_colours_distinct(void **state)
 	}
 }
 
-/* ---- default grids, format, sizes ------------------------------------ */
-
-static void test_default(void **state)
-{
-	static const struct {
-		int world;
-		const char *text;
-	} want[] = {
-		{1, "dp1"}, {2, "dp2"}, {3, "dp3"}, {4, "dp2,tp2"},
-		{5, "dp5"}, {6, "dp3,tp2"}, {7, "dp7"}, {8, "pp2,dp2,tp2"},
-		{9, "dp9"}, {10, "dp5,tp2"}, {12, "pp2,dp3,tp2"},
-		{16, "pp2,dp4,tp2"}, {24, "pp2,dp6,tp2"},
-	};
-	char buf[CS_GRID_SPEC_MAX + 1];
-	cs_grid_t g, h;
-	size_t i;
-	int p;
-
-	(void)state;
-	for (i = 0; i < sizeof want / sizeof want[0]; i++) {
-		assert_int_equal(cs_grid_default(want[i].world, &g), CS_OK);
-		assert_int_equal(cs_grid_format(&g, buf, sizeof buf), CS_OK);
-		assert_string_equal(buf, want[i].text);
-		assert_int_equal(g.world, want[i].world);
-	}
-	for (p = 1; p <= 512; p++) { /* any P: a valid grid, parsed back */
-		assert_int_equal(cs_grid_default(p, &g), CS_OK);
-		assert_int_equal(cs_grid_format(&g, buf, sizeof buf), CS_OK);
-		h = parse_ok(buf, p);
-		assert_int_equal(h.ndims, g.ndims);
-		assert_memory_equal(h.axis, g.axis, g.ndims * sizeof g.axis[0]);
-		assert_memory_equal(h.size, g.size, g.ndims * sizeof g.size[0]);
-	}
-	assert_int_not_equal(cs_grid_default(0, &g), CS_OK);
-	assert_int_not_equal(cs_grid_default(8, NULL), CS_OK);
-}
-
 static void test_format_and_sizes(void **state)
 {
 	static const char *const names[CS_NUM_AXES] = {"dp", "tp", "pp",
@@ -494,7 +457,6 @@ int main(void)
 		cmocka_unit_test(test_split_one_axis),
 		cmocka_unit_test(test_properties),
 		cmocka_unit_test(test_colours_distinct),
-		cmocka_unit_test(test_default),
 		cmocka_unit_test(test_format_and_sizes),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_parse_errors),

@@ -19,9 +19,10 @@
  *   rank of coordinates c:        r   = sum_i c_i * stride_i
  * Megatron-LM's default order "tp-cp-ep-dp-pp" names its fastest axis
  * first; the same layout here is written in reverse, "pp,dp,ep,cp,tp"
- * (tensor-parallel ranks adjacent, pipeline stages furthest apart). The
- * default grids (cs_grid_default) follow it; any other order is legal and
- * gives another layout (`dp2,tp2,pp2` puts pipeline neighbours adjacent).
+ * (tensor-parallel ranks adjacent, pipeline stages furthest apart). Any
+ * other order is legal and gives another layout (`dp2,tp2,pp2` puts
+ * pipeline neighbours adjacent). The default grid of each pattern is
+ * spec/patterns.md's (section 2.5), made by the pattern suite.
  */
 #ifndef CSREF_GRID_H
 #define CSREF_GRID_H
@@ -59,7 +60,8 @@ typedef enum cs_grid_axis {
 #define CS_GRID_SPEC_MAX 64
 
 /* A grid. Fields are read-only to users; build one with cs_grid_parse or
- * cs_grid_default. axis[0..ndims) in listed order (slowest first). */
+ * a caller listing the axes. axis[0..ndims) in listed order (slowest
+ * first). */
 typedef struct cs_grid {
   int world;                   /* product of size[0..ndims) */
   int ndims;                   /* 1 .. CS_NUM_AXES */
@@ -82,18 +84,6 @@ const char *cs_grid_axis_name(cs_grid_axis_t a);
  * world < 1. *out is written only on success; the caller owns it.
  */
 cs_status_t cs_grid_parse(const char *spec, int world, cs_grid_t *out);
-
-/*
- * The default grid of a world of P >= 1 ranks, in Megatron's layout:
- *   tp = 2 when P is even and P >= 4, else 1;
- *   pp = 2 when Q = P / tp is even and Q >= 4, else 1;
- *   dp = P / (tp * pp);
- * listed as pp, dp, tp with the size-1 axes left out, and dp1 for P = 1:
- *   P=1 dp1, 2 dp2, 3 dp3, 4 dp2,tp2, 5 dp5, 6 dp3,tp2, 7 dp7,
- *   8 pp2,dp2,tp2, 12 pp2,dp3,tp2, 16 pp2,dp4,tp2.
- * CS_ERR_INVALID for P < 1 or a NULL out.
- */
-cs_status_t cs_grid_default(int world, cs_grid_t *out);
 
 /*
  * Write the grid's text (the form cs_grid_parse reads back to an equal
