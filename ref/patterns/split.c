@@ -52,9 +52,9 @@ static cs_status_t buckets_args(const int64_t *numel, int ntensors, int w,
 		return CS_ERR_INVALID;
 	for (int i = 0; i < ntensors; i++)
 		if (numel[i] < 1)
-			return cs_error(CS_ERR_INVALID, "cs_pat_buckets: tensor "
-					"%d has %lld elements, need >= 1", i,
-					(long long)numel[i]);
+			return cs_error(CS_ERR_INVALID, "cs_pat_buckets: "
+					"tensor %d has %lld elements, need "
+					">= 1", i, (long long)numel[i]);
 	return CS_OK;
 }
 

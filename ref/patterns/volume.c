@@ -58,7 +58,8 @@ static bool divides_ok(int64_t S, int P, const char *what)
 cs_status_t cs_pat_mlp_numel(int64_t H, int64_t F, int64_t *N)
 {
 	if (!N)
-		return cs_error(CS_ERR_INVALID, "cs_pat_mlp_numel: NULL output");
+		return cs_error(CS_ERR_INVALID, "cs_pat_mlp_numel: NULL "
+				"output");
 	if (!pat_min_ok(H, 1, "hidden H") || !pat_min_ok(F, 1, "FFN width F"))
 		return CS_ERR_INVALID;
 	int64_t hf2, n;

@@ -70,6 +70,26 @@ cs_status_t cs_pat_buckets(const int64_t *numel, int ntensors, int w,
 cs_status_t cs_pat_moe_capacity(int64_t cf_num, int64_t cf_den, int64_t k,
 				int64_t tau, int64_t E, int64_t *C);
 
+/* ---- the 1F1B timetable (section 5.10) -------------------------------- */
+
+/* The most stages, and the most micro-batches, the timetable takes. */
+#define CS_PAT_PP_MAX 64
+
+/* Op i (0 <= i < 2M) of stage s (0 <= s < P) in 1F1B order: w_s =
+ * min(P-1-s, M) forwards, then F_{w_s+k}, B_k alternating for
+ * k < M - w_s, then the remaining backwards. *backward gets 0 for a forward
+ * and 1 for a backward, *mb its micro-batch. 1 <= P, M <= CS_PAT_PP_MAX. */
+cs_status_t cs_pat_1f1b_op(int P, int M, int s, int i, int *backward,
+			   int *mb);
+
+/* The tick of every op under section 5.10's clock: an op runs at the first
+ * tick after its stage's previous op and after the op it needs (F_j on
+ * stage s-1, B_j on stage s+1), the first op of stage 0 at tick 0. The
+ * caller's tick[P * 2M] gets, for stage s, tick[s*2M + j] = the tick of
+ * F_j and tick[s*2M + M + j] = that of B_j; *nticks the number of ticks
+ * (the last op's tick + 1), from the table, not from a formula. */
+cs_status_t cs_pat_1f1b_ticks(int P, int M, int *tick, int *nticks);
+
 /* ---- bytes per rank per step (sections 3.1 and 5) ---------------------
  * Each writes to *bytes the sum over the pattern's calls in one step of
  * (send + receive elements) * w on the given rank. w is 1, 2, 4 or 8;
