@@ -1,12 +1,38 @@
 /*
- * schedule.c - the 1F1B timetable of the pp pattern (spec/patterns.md
- * section 5.10): each stage's order of forwards and backwards, and the tick
- * at which each op runs under the section's clock rule. Contracts in
- * csref/patterns.h.
+ * schedule.c - who holds what when: the ring's chunk layout and step
+ * sources (spec/patterns.md section 5.8), and the pp pattern's 1F1B
+ * timetable (section 5.10): each stage's order of forwards and backwards
+ * and the tick at which each op runs under the section's clock rule.
+ * Contracts in csref/patterns.h.
  */
 #include <stdbool.h>
 #include "csref/patterns.h"
 #include "checked.h"
+
+cs_status_t cs_pat_ring_chunks(int P, int r, int chunk[2])
+{
+	if (!chunk)
+		return cs_error(CS_ERR_INVALID, "cs_pat_ring_chunks: NULL "
+				"output");
+	if (!pat_rank_ok(P, r))
+		return CS_ERR_INVALID;
+	chunk[0] = r;
+	chunk[1] = 2 * P - 1 - r;
+	return CS_OK;
+}
+
+cs_status_t cs_pat_ring_source(int P, int r, int i, int *src)
+{
+	if (!src)
+		return cs_error(CS_ERR_INVALID, "cs_pat_ring_source: NULL "
+				"output");
+	if (!pat_rank_ok(P, r))
+		return CS_ERR_INVALID;
+	if (i < 0 || i >= P)
+		return cs_error(CS_ERR_INVALID, "ring step %d of %d", i, P);
+	*src = ((r - i) % P + P) % P;
+	return CS_OK;
+}
 
 /* 1 <= P, M <= CS_PAT_PP_MAX. */
 static bool sched_args_ok(int P, int M)

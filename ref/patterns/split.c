@@ -108,3 +108,30 @@ cs_status_t cs_pat_moe_capacity(int64_t cf_num, int64_t cf_den, int64_t k,
 	*C = num / den + (num % den != 0 ? 1 : 0);
 	return CS_OK;
 }
+
+cs_status_t cs_pat_ulysses_counts(int64_t S, int64_t A, int64_t D, int P,
+				  int to_heads, int64_t *mu)
+{
+	if (!mu)
+		return cs_error(CS_ERR_INVALID, "cs_pat_ulysses_counts: NULL "
+				"matrix");
+	if (!pat_rank_ok(P, 0) || !pat_min_ok(S, 1, "sequence S") ||
+	    !pat_min_ok(A, 1, "heads A") || !pat_min_ok(D, 1, "head dim D"))
+		return CS_ERR_INVALID;
+	if (S % P != 0)
+		return cs_error(CS_ERR_INVALID, "sequence S = %lld is not a "
+				"multiple of the group size %d", (long long)S,
+				P);
+	int64_t rows_heads, block; /* (S/P) A D bounds every block */
+	if (!pat_mul_ok(S / P, A, &rows_heads, "(S/P) A D") ||
+	    !pat_mul_ok(rows_heads, D, &block, "(S/P) A D"))
+		return CS_ERR_OVERFLOW;
+	for (int s = 0; s < P; s++)
+		for (int d = 0; d < P; d++) {
+			int64_t a_q, o_q;
+			int q = to_heads ? d : s; /* whose heads move */
+			(void)cs_pat_balanced(A, P, q, &a_q, &o_q);
+			mu[s * P + d] = (S / P) * a_q * D;
+		}
+	return CS_OK;
+}

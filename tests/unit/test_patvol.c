@@ -5,8 +5,8 @@
  * hand in the comments (call by call, with section 3.1's table), never the
  * formula under test; plus properties checked by enumeration: balanced
  * and padded shards partition their range, buckets sum to N and respect
- * beta, the 1F1B timetable keeps its dependencies and takes 2(M + P - 1)
- * ticks, and the argument errors.
+ * beta, Ulysses' counts agree with its bytes, and the argument errors.
+ * The schedules (ring, 1F1B) are test_patsched.c's.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -329,6 +329,51 @@ static void test_bytes_ulysses(void **state)
 	BYTES_OK(cs_pat_bytes_ulysses(8, 3, 2, 4, 3, 4, &bytes_), 384);
 }
 
+/* P = 2, S = 4, A = 3, D = 2: heads 2 and 1; each rank's 2 rows carry
+ * 2 * 2 * 2 = 8 elements of rank 0's heads and 2 * 1 * 2 = 4 of rank 1's. */
+static void test_ulysses_counts_hand(void **state)
+{
+	static const int64_t to_heads[4] = {8, 4, 8, 4};
+	static const int64_t to_seq[4] = {8, 8, 4, 4};
+	int64_t mu[4];
+	(void)state;
+	assert_int_equal(cs_pat_ulysses_counts(4, 3, 2, 2, 1, mu), CS_OK);
+	assert_memory_equal(mu, to_heads, sizeof(mu));
+	assert_int_equal(cs_pat_ulysses_counts(4, 3, 2, 2, 0, mu), CS_OK);
+	assert_memory_equal(mu, to_seq, sizeof(mu));
+}
+
+/* Each of the 8 calls hands rank r its row and column of the matrix, so
+ * cs_pat_bytes_ulysses must be 8 (row_r + col_r) w in both directions;
+ * every rank's outgoing rows hold all A heads of its S/P rows. */
+static void test_ulysses_counts_vs_bytes(void **state)
+{
+	int64_t mu[64], bytes;
+	(void)state;
+	for (int P = 1; P <= 8; P++)
+		for (int64_t A = 1; A <= 2 * P + 1; A++)
+			for (int dir = 0; dir < 2; dir++) {
+				assert_int_equal(cs_pat_ulysses_counts(
+							 2 * P, A, 3, P, dir, mu),
+						 CS_OK);
+				for (int r = 0; r < P; r++) {
+					int64_t row = 0, col = 0;
+					for (int q = 0; q < P; q++) {
+						row += mu[r * P + q];
+						col += mu[q * P + r];
+					}
+					assert_int_equal(dir ? row : col,
+							 2 * A * 3);
+					assert_int_equal(cs_pat_bytes_ulysses(
+								 2 * P, A, 3, P,
+								 r, 2, &bytes),
+							 CS_OK);
+					assert_int_equal(bytes,
+							 8 * (row + col) * 2);
+				}
+			}
+}
+
 static void test_bytes_ring_moe_pp(void **state)
 {
 	(void)state;
@@ -350,88 +395,6 @@ static void test_bytes_ring_moe_pp(void **state)
 	BYTES_OK(cs_pat_bytes_pp(4, 2, 4, 4, 2, 4, &bytes_), 512);
 	BYTES_OK(cs_pat_bytes_pp(4, 2, 4, 4, 3, 4, &bytes_), 256);
 	BYTES_OK(cs_pat_bytes_pp(4, 2, 4, 1, 0, 4, &bytes_), 0);
-}
-
-/* ---- the 1F1B timetable ----------------------------------------------- */
-
-/* Worked by hand with the clock rule of spec 5.10. P = 2, M = 2: stage 0
- * runs F0 F1 B0 B1, stage 1 F0 B0 F1 B1; F0@0 on 0, F0@1 on 1, B0@2 on 1,
- * F1@1 on 0, B0@3 on 0 (after B0 on 1), F1@3 on 1 (after its B0), B1@4 on
- * 1, B1@5 on 0: 6 ticks. P = 1, M = 2: F0 B0 F1 B1 at 0..3. */
-static void test_1f1b_hand(void **state)
-{
-	/* per stage: F0, F1, B0, B1 */
-	static const int want2[8] = {0, 1, 3, 5, 1, 3, 2, 4};
-	static const int want1[4] = {0, 2, 1, 3};
-	int tick[8], n = -1;
-	(void)state;
-	assert_int_equal(cs_pat_1f1b_ticks(2, 2, tick, &n), CS_OK);
-	assert_int_equal(n, 6);
-	assert_memory_equal(tick, want2, sizeof(want2));
-	assert_int_equal(cs_pat_1f1b_ticks(1, 2, tick, &n), CS_OK);
-	assert_int_equal(n, 4);
-	assert_memory_equal(tick, want1, sizeof(want1));
-	/* spec 5.10's example: P = 4, M = 4 takes 14 ticks (14 calls). */
-	int big[4 * 8];
-	assert_int_equal(cs_pat_1f1b_ticks(4, 4, big, &n), CS_OK);
-	assert_int_equal(n, 14);
-}
-
-/* Stage s's order, written out for P = 4, M = 4 (w_s = 3, 2, 1, 0). */
-static void test_1f1b_order(void **state)
-{
-	static const char *const want[4] = {
-		"F0F1F2F3B0B1B2B3", "F0F1F2B0F3B1B2B3", "F0F1B0F2B1F3B2B3",
-		"F0B0F1B1F2B2F3B3"};
-	(void)state;
-	for (int s = 0; s < 4; s++) {
-		char got[17];
-		for (int i = 0; i < 8; i++) {
-			int bwd, mb;
-			assert_int_equal(cs_pat_1f1b_op(4, 4, s, i, &bwd, &mb),
-					 CS_OK);
-			got[2 * i] = bwd ? 'B' : 'F';
-			got[2 * i + 1] = (char)('0' + mb);
-		}
-		got[16] = '\0';
-		assert_string_equal(got, want[s]);
-	}
-}
-
-/* P, M <= 8: every op once, F and B each in ascending micro-batch order
- * and F_j before B_j on a stage; ticks rise along a stage's order; F_j
- * after F_j of the stage before, B_j after B_j of the stage after; the
- * table takes 2(M + P - 1) ticks, as spec 5.10 states. */
-static void check_1f1b(int P, int M)
-{
-	int tick[8 * 16], n;
-	assert_int_equal(cs_pat_1f1b_ticks(P, M, tick, &n), CS_OK);
-	assert_int_equal(n, 2 * (M + P - 1));
-	for (int s = 0; s < P; s++) {
-		int nf = 0, nb = 0, prev = -1;
-		for (int i = 0; i < 2 * M; i++) {
-			int bwd, mb;
-			assert_int_equal(cs_pat_1f1b_op(P, M, s, i, &bwd, &mb),
-					 CS_OK);
-			assert_int_equal(mb, bwd ? nb++ : nf++);
-			assert_true(nb <= nf);
-			int t = tick[s * 2 * M + bwd * M + mb];
-			assert_true(t > prev && t < n);
-			prev = t;
-			if (!bwd && s > 0)
-				assert_true(t > tick[(s - 1) * 2 * M + mb]);
-			if (bwd && s < P - 1)
-				assert_true(t > tick[(s + 1) * 2 * M + M + mb]);
-		}
-	}
-}
-
-static void test_1f1b_properties(void **state)
-{
-	(void)state;
-	for (int P = 1; P <= 8; P++)
-		for (int M = 1; M <= 8; M++)
-			check_1f1b(P, M);
 }
 
 /* ---- argument errors -------------------------------------------------- */
@@ -488,13 +451,12 @@ static void test_errors(void **state)
 	FAILS(cs_pat_bytes_pp(4, 2, 4, 4, 4, 4, &x), CS_ERR_INVALID);
 	FAILS(cs_pat_bytes_pp(0, 2, 4, 4, 0, 4, &x), CS_ERR_INVALID);
 	assert_int_equal(x, 7);
-	int t[8], b = 9, m = 9, n = 9;
-	FAILS(cs_pat_1f1b_op(2, 2, 2, 0, &b, &m), CS_ERR_INVALID);
-	FAILS(cs_pat_1f1b_op(2, 2, 0, 4, &b, &m), CS_ERR_INVALID);
-	FAILS(cs_pat_1f1b_op(2, 0, 0, 0, &b, &m), CS_ERR_INVALID);
-	FAILS(cs_pat_1f1b_ticks(0, 2, t, &n), CS_ERR_INVALID);
-	FAILS(cs_pat_1f1b_ticks(2, CS_PAT_PP_MAX + 1, t, &n), CS_ERR_INVALID);
-	assert_int_equal(b + m + n, 27);
+	FAILS(cs_pat_ulysses_counts(6, 5, 2, 4, 1, bn), CS_ERR_INVALID);
+	FAILS(cs_pat_ulysses_counts(8, 5, 2, 0, 1, bn), CS_ERR_INVALID);
+	FAILS(cs_pat_ulysses_counts(8, INT64_MAX, 2, 4, 1, NULL),
+	      CS_ERR_INVALID);
+	FAILS(cs_pat_ulysses_counts(8, INT64_MAX, 2, 4, 1, bn),
+	      CS_ERR_OVERFLOW);
 }
 
 int main(void)
@@ -512,10 +474,9 @@ int main(void)
 		cmocka_unit_test(test_bytes_fsdp),
 		cmocka_unit_test(test_bytes_tp_sp),
 		cmocka_unit_test(test_bytes_ulysses),
+		cmocka_unit_test(test_ulysses_counts_hand),
+		cmocka_unit_test(test_ulysses_counts_vs_bytes),
 		cmocka_unit_test(test_bytes_ring_moe_pp),
-		cmocka_unit_test(test_1f1b_hand),
-		cmocka_unit_test(test_1f1b_order),
-		cmocka_unit_test(test_1f1b_properties),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

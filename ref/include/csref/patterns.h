@@ -70,6 +70,20 @@ cs_status_t cs_pat_buckets(const int64_t *numel, int ntensors, int w,
 cs_status_t cs_pat_moe_capacity(int64_t cf_num, int64_t cf_den, int64_t k,
 				int64_t tau, int64_t E, int64_t *C);
 
+/* Ulysses' alltoallv counts (section 5.7) for S sequence rows (a multiple
+ * of P), A >= 1 heads of D >= 1 elements over P >= 1 ranks: into the
+ * caller's mu[P * P], mu[s*P + d] = the elements rank s sends rank d.
+ * Sequence-to-head (to_heads != 0): (S/P) A_d D, A_d rank d's heads of
+ * the balanced split; head-to-sequence (to_heads == 0): (S/P) A_s D. */
+cs_status_t cs_pat_ulysses_counts(int64_t S, int64_t A, int64_t D, int P,
+				  int to_heads, int64_t *mu);
+
+/* Ring attention's causal load-balanced layout (section 5.8): rank r of P
+ * holds chunks chunk[0] = r and chunk[1] = 2P-1-r of the 2P chunks, and at
+ * step 0 <= i < P holds the K, V of rank *src = (r - i) mod P. */
+cs_status_t cs_pat_ring_chunks(int P, int r, int chunk[2]);
+cs_status_t cs_pat_ring_source(int P, int r, int i, int *src);
+
 /* ---- the 1F1B timetable (section 5.10) -------------------------------- */
 
 /* The most stages, and the most micro-batches, the timetable takes. */
