@@ -39,6 +39,14 @@ static void test_ring_hand(void **state)
 	}
 }
 
+/* cs_pat_ring_source, which must succeed. */
+static int source(int P, int r, int i)
+{
+	int src = -1;
+	assert_int_equal(cs_pat_ring_source(P, r, i, &src), CS_OK);
+	return src;
+}
+
 /* P <= 16: the chunks of all ranks are each of 0..2P-1 once; over its P
  * steps a rank sees every rank's K, V once, and at step i + 1 the block
  * its left neighbour held at step i (the sendrecv moves it one to the
@@ -50,21 +58,15 @@ static void test_ring_properties(void **state)
 	for (int P = 1; P <= 16; P++) {
 		int seen[32] = {0};
 		for (int r = 0; r < P; r++) {
-			int c[2], saw[16] = {0}, pairs = 0, src, left;
+			int c[2], saw[16] = {0}, pairs = 0;
 			assert_int_equal(cs_pat_ring_chunks(P, r, c), CS_OK);
 			seen[c[0]]++, seen[c[1]]++;
+			int left = (r + P - 1) % P;
 			for (int i = 0; i < P; i++) {
-				assert_int_equal(cs_pat_ring_source(P, r, i,
-								    &src),
-						 CS_OK);
-				saw[src]++;
-				if (i > 0) {
-					assert_int_equal(cs_pat_ring_source(
-								 P, (r + P - 1) % P,
-								 i - 1, &left),
-							 CS_OK);
-					assert_int_equal(src, left);
-				}
+				saw[source(P, r, i)]++;
+				if (i > 0)
+					assert_int_equal(source(P, r, i),
+							 source(P, left, i - 1));
 			}
 			for (int q = 0; q < P; q++)
 				assert_int_equal(saw[q], 1);

@@ -344,32 +344,38 @@ static void test_ulysses_counts_hand(void **state)
 }
 
 /* Each of the 8 calls hands rank r its row and column of the matrix, so
- * cs_pat_bytes_ulysses must be 8 (row_r + col_r) w in both directions;
- * every rank's outgoing rows hold all A heads of its S/P rows. */
+ * cs_pat_bytes_ulysses must be 8 (row_r + col_r) w (w = 2 here) in both
+ * directions; the rows a rank scatters hold all A heads of its S/P = 2
+ * sequence rows of D = 3: 6A elements. */
+/* Row and column sums of mu[P * P] for rank r. */
+static void row_col(const int64_t *mu, int P, int r, int64_t *row,
+		    int64_t *col)
+{
+	*row = *col = 0;
+	for (int q = 0; q < P; q++) {
+		*row += mu[r * P + q];
+		*col += mu[q * P + r];
+	}
+}
+
 static void test_ulysses_counts_vs_bytes(void **state)
 {
-	int64_t mu[64], bytes;
+	int64_t mu[64], bytes, row, col;
 	(void)state;
 	for (int P = 1; P <= 8; P++)
 		for (int64_t A = 1; A <= 2 * P + 1; A++)
 			for (int dir = 0; dir < 2; dir++) {
 				assert_int_equal(cs_pat_ulysses_counts(
-							 2 * P, A, 3, P, dir, mu),
-						 CS_OK);
+					2 * P, A, 3, P, dir, mu), CS_OK);
 				for (int r = 0; r < P; r++) {
-					int64_t row = 0, col = 0;
-					for (int q = 0; q < P; q++) {
-						row += mu[r * P + q];
-						col += mu[q * P + r];
-					}
+					row_col(mu, P, r, &row, &col);
 					assert_int_equal(dir ? row : col,
-							 2 * A * 3);
+							 6 * A);
 					assert_int_equal(cs_pat_bytes_ulysses(
-								 2 * P, A, 3, P,
-								 r, 2, &bytes),
-							 CS_OK);
+						2 * P, A, 3, P, r, 2, &bytes),
+						CS_OK);
 					assert_int_equal(bytes,
-							 8 * (row + col) * 2);
+							 16 * (row + col));
 				}
 			}
 }
