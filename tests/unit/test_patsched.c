@@ -64,9 +64,10 @@ static void test_ring_properties(void **state)
 			int left = (r + P - 1) % P;
 			for (int i = 0; i < P; i++) {
 				saw[source(P, r, i)]++;
-				if (i > 0)
-					assert_int_equal(source(P, r, i),
-							 source(P, left, i - 1));
+				if (i == 0)
+					continue;
+				assert_int_equal(source(P, r, i),
+						 source(P, left, i - 1));
 			}
 			for (int q = 0; q < P; q++)
 				assert_int_equal(saw[q], 1);
