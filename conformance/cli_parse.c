@@ -4,6 +4,7 @@
  * lists of catalog names into bit masks. Each accepts exactly the text its
  * contract (cli_parse.h) describes and names the problem otherwise.
  */
+#define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
