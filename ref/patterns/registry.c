@@ -1,0 +1,34 @@
+/*
+ * registry.c - the patterns there are, in spec/patterns.md section 6's
+ * order (csref/pattern.h). Each pattern is one const cs_pattern_t defined
+ * in its own file of ref/patterns/.
+ */
+#include <string.h>
+#include "csref/pattern.h"
+
+extern const cs_pattern_t cs_pattern_tp_mlp;
+
+static const cs_pattern_t *const all[] = {
+	&cs_pattern_tp_mlp,
+};
+
+const cs_pattern_t *cs_pattern_at(size_t i)
+{
+	return i < sizeof all / sizeof all[0] ? all[i] : NULL;
+}
+
+const cs_pattern_t *cs_pattern_find(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof all / sizeof all[0]; i++)
+		if (strcmp(all[i]->name, name) == 0)
+			return all[i];
+	return NULL;
+}
+
+int cs_pattern_index(const cs_pattern_t *pat)
+{
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		if (all[i] == pat)
+			return (int)i;
+	return -1;
+}
