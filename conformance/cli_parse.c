@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli_parse.h"
+#include "csref/pattern.h"
 
 cs_status_t cs_parse_count(const char *s, size_t *out)
 {
@@ -192,6 +193,25 @@ NAME_PARSER(cs_name_mode, cs_mode_t, cs_mode_parse)
 NAME_PARSER(cs_name_comm, cs_commvar_t, cs_commvar_parse)
 NAME_PARSER(cs_name_a2av, cs_a2av_pattern_t, cs_a2av_parse)
 #undef NAME_PARSER
+
+/* A pattern of the registry (csref/pattern.h), by name: its index. */
+cs_status_t cs_name_pattern(const char *s, int *v)
+{
+	char list[256];
+	size_t used = 0;
+	const cs_pattern_t *p = cs_pattern_find(s);
+
+	if (p) {
+		*v = cs_pattern_index(p);
+		return CS_OK;
+	}
+	list[0] = '\0';
+	for (size_t i = 0; (p = cs_pattern_at(i)) && used < sizeof list; i++)
+		used += (size_t)snprintf(list + used, sizeof list - used,
+					 "%s%s", i ? " " : "", p->name);
+	return cs_error(CS_ERR_INVALID, "unknown pattern '%s'; valid "
+			"patterns: %s", s, list);
+}
 
 /* A comma list with an empty item (strtok_r would skip it, and "," would
  * select everything). */

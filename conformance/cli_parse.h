@@ -44,6 +44,7 @@ cs_status_t cs_name_op(const char *s, int *v);
 cs_status_t cs_name_mode(const char *s, int *v);
 cs_status_t cs_name_comm(const char *s, int *v);
 cs_status_t cs_name_a2av(const char *s, int *v);
+cs_status_t cs_name_pattern(const char *s, int *v); /* csref/pattern.h */
 
 /* A comma list of names (each parsed by one) ORed into *mask as bits;
  * no empty item, at most CS_CLI_MAX_LIST bytes. */

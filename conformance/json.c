@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "json.h"
+#include "patsuite.h"
 
 /* Bounded writer: keeps counting past the end, as snprintf does. */
 struct jw {
@@ -154,7 +155,17 @@ int cs_result_to_json(const cs_result_t *r, char *buf, size_t n)
 	struct jw w = {buf, n, 0, 0};
 
 	jw_knum(&w, "index", "%zu", r->hc.index);
-	jw_kstr(&w, "coll", cs_coll_name(c->coll));
+	/* a pattern case: "coll" is "pattern", and its pattern, variant,
+	 * grid and volumes follow */
+	jw_kstr(&w, "coll", r->hc.pattern ? "pattern" : cs_coll_name(c->coll));
+	if (r->hc.pattern) {
+		jw_kstr(&w, "pattern", cs_hcase_pattern(&r->hc)
+					       ? cs_hcase_pattern(&r->hc)->name
+					       : "?");
+		jw_kstr(&w, "variant", cs_hcase_variant(&r->hc));
+		jw_kstr(&w, "grid", r->grid);
+		jw_kstr(&w, "volume", r->volume);
+	}
 	jw_kstr(&w, "dtype", cs_dtype_name(c->dtype));
 	jw_kstr(&w, "op", cs_op_name(c->op));
 	jw_kstr(&w, "mode", cs_mode_name(c->mode));

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "json.h"
+#include "patsuite.h"
 
 /* Reader over one JSON object of scalar values. */
 struct jr {
@@ -209,6 +210,29 @@ static cs_status_t copy_str(char *dst, size_t n, const char *k, const char *v)
 	return CS_OK;
 }
 
+/* "pattern": the registry's pattern of that name. */
+static cs_status_t pattern_of(cs_result_t *r, const char *v)
+{
+	const cs_pattern_t *p = cs_pattern_find(v);
+	if (!p)
+		return cs_error(CS_ERR_INVALID, "JSON: unknown pattern '%s'", v);
+	r->hc.pattern = cs_pattern_index(p) + 1;
+	return CS_OK;
+}
+
+/* "variant", after "pattern": the index of that variant. */
+static cs_status_t variant_of(cs_result_t *r, const char *v)
+{
+	const cs_pattern_t *p = cs_hcase_pattern(&r->hc);
+	for (int i = 0; p && i < p->nvariants; i++)
+		if (!strcmp(p->variants[i], v)) {
+			r->hc.pvariant = i;
+			return CS_OK;
+		}
+	return cs_error(CS_ERR_INVALID, "JSON: variant '%s' of no pattern "
+			"given before it", v);
+}
+
 /* Named enumerations of a result. */
 static cs_status_t apply_enum(cs_result_t *r, const char *k, const char *v,
 			      int *done)
@@ -216,8 +240,16 @@ static cs_status_t apply_enum(cs_result_t *r, const char *k, const char *v,
 	cs_case_t *c = &r->hc.c;
 
 	*done = 1;
+	if (!strcmp(k, "coll") && !strcmp(v, "pattern")) {
+		c->coll = CS_NUM_COLLS;
+		return CS_OK;
+	}
 	if (!strcmp(k, "coll"))
 		return cs_coll_parse(v, &c->coll);
+	if (!strcmp(k, "pattern"))
+		return pattern_of(r, v);
+	if (!strcmp(k, "variant"))
+		return variant_of(r, v);
 	if (!strcmp(k, "dtype"))
 		return cs_dtype_parse(v, &c->dtype);
 	if (!strcmp(k, "op"))
@@ -297,6 +329,10 @@ static cs_status_t apply_key(cs_result_t *r, const char *k, const char *v)
 		return copy_str(r->info, sizeof r->info, k, v);
 	if (!strcmp(k, "repro"))
 		return copy_str(r->repro, sizeof r->repro, k, v);
+	if (!strcmp(k, "grid"))
+		return copy_str(r->grid, sizeof r->grid, k, v);
+	if (!strcmp(k, "volume"))
+		return copy_str(r->volume, sizeof r->volume, k, v);
 	return CS_OK;
 }
 

@@ -14,6 +14,7 @@
 #include "names.h"
 #include "run_args.h"
 #include "suite.h"
+#include "csref/pattern.h"
 #include "doctable.h"
 
 static int cmd_doc_table(int argc, char **argv);
@@ -189,6 +190,27 @@ static void list_suites(void)
 		       si->cases);
 }
 
+/* The pattern registry (csref/pattern.h): what --pattern and --variant
+ * take. */
+static void list_patterns(void)
+{
+	const cs_pattern_t *p;
+	size_t i;
+	int k;
+
+	printf("\nparallelism patterns (--suite patterns, spec/patterns.md):\n");
+	for (i = 0; (p = cs_pattern_at(i)) != NULL; i++) {
+		printf("  %-12s on %s: %s\n  %-12s variants:", p->name,
+		       cs_grid_axis_name(p->axis), p->desc, "");
+		for (k = 0; k < p->nvariants; k++)
+			printf(" %s", p->variants[k]);
+		printf("; dtypes:");
+		for (k = 0; k < p->ndtypes; k++)
+			printf(" %s", cs_dtype_name(p->dtypes[k]));
+		printf("\n");
+	}
+}
+
 /* Case counts of a suite at world sizes sizes[0..ns). */
 static int list_suite(const char *suite, const int *sizes, int ns)
 {
@@ -245,6 +267,7 @@ int cs_cmd_list(int argc, char **argv)
 	list_dtypes();
 	list_rest();
 	list_suites();
+	list_patterns();
 	if (suite || ranks)
 		return list_suite(suite ? suite : "quick", sizes, ns);
 	return 0;

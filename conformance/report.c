@@ -240,7 +240,9 @@ void cs_report_add(cs_report_t *r, const cs_result_t *given)
 		v = CS_V_FAIL;
 	block_signals(&old);
 	r->done++;
-	r->n[res->hc.c.coll < CS_NUM_COLLS ? res->hc.c.coll : 0][v]++;
+	/* row CS_NUM_COLLS: the pattern cases */
+	r->n[res->hc.pattern ? CS_NUM_COLLS
+	     : res->hc.c.coll < CS_NUM_COLLS ? res->hc.c.coll : 0][v]++;
 	r->all[v]++;
 	cs_report_tally(r, res);
 	cs_failsigs_add(&r->sigs, res);

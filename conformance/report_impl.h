@@ -31,7 +31,7 @@ struct cs_report {
 	size_t header_width;   /* bytes of the <testsuite> start tag */
 	int json_bad, junit_bad, out_bad; /* a write to that file failed */
 	long junit_header, junit_body_end;
-	size_t total, done, n[CS_NUM_COLLS][CS_NUM_VERDICTS],
+	size_t total, done, n[CS_NUM_COLLS + 1][CS_NUM_VERDICTS],
 		all[CS_NUM_VERDICTS];
 	cs_expect_t *expect;   /* --expect, or NULL */
 	cs_result_t *scratch;  /* a result with the expectations applied */

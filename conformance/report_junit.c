@@ -14,6 +14,7 @@
 #include "csref/case.h"
 #include "json.h"
 #include "names.h"
+#include "patsuite.h"
 #include "report_impl.h"
 #include "result.h"
 #include "suite.h"
@@ -188,9 +189,13 @@ void cs_report_junit_case(cs_report_t *r, const cs_result_t *res)
 
 	if (!junit_seek_ok(r, r->junit_body_end))
 		return;
-	cs_case_format(&res->hc.c, name, sizeof name);
+	if (res->hc.pattern)
+		cs_hcase_pattern_label(&res->hc, name, sizeof name);
+	else
+		cs_case_format(&res->hc.c, name, sizeof name);
 	fprintf(r->junit, "  <testcase classname=\"collspec.%s\" name=\"#%zu ",
-		cs_coll_name(res->hc.c.coll), res->hc.index);
+		res->hc.pattern ? "pattern" : cs_coll_name(res->hc.c.coll),
+		res->hc.index);
 	xml_put(r->junit, name, 1);
 	fprintf(r->junit, " inplace=%d comm=%s misalign=%d\" time=\"%.6f\">\n",
 		res->hc.inplace, cs_commvar_name(res->hc.comm), res->hc.misalign,

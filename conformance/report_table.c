@@ -15,6 +15,7 @@
 #include "expect.h"
 #include "failsig.h"
 #include "names.h"
+#include "patsuite.h"
 #include "report_impl.h"
 #include "result.h"
 #include "suite.h"
@@ -35,7 +36,10 @@ void cs_report_start(cs_report_t *r, const cs_hcase_t *hc)
 
 	if (!r->o.progress)
 		return;
-	cs_case_format(&hc->c, name, sizeof name);
+	if (hc->pattern)
+		cs_hcase_pattern_label(hc, name, sizeof name);
+	else
+		cs_case_format(&hc->c, name, sizeof name);
 	fprintf(r->out, "\r\033[K[%zu/%zu] #%zu %s inplace=%d comm=%s", r->done + 1,
 		r->total, hc->index, name, hc->inplace, cs_commvar_name(hc->comm));
 	fflush(r->out);
@@ -93,6 +97,31 @@ static void table_header(cs_report_t *r)
 		"mis", "time(us)", "verdict", "check", "reason");
 }
 
+/* A pattern case's row: its pattern and variant, world size, dtype and
+ * grid in the columns of coll, P, type and comm; the volume under -v. */
+static void pattern_row(cs_report_t *r, const cs_result_t *res)
+{
+	const cs_case_t *c = &res->hc.c;
+	const char *check = res->check[0] ? res->check : "-";
+	size_t len = strlen(check);
+	char label[96];
+
+	cs_hcase_pattern_label(&res->hc, label, sizeof label);
+	fprintf(r->out, "  %5zu %-27s %3d %-11s grid %-16s %10.1f  %-7s ",
+		res->hc.index, label + strlen("pattern "), c->nranks,
+		cs_dtype_name(c->dtype), res->grid, res->seconds * 1e6,
+		cs_verdict_name(res->verdict));
+	text_put(r->out, check, len);
+	fprintf(r->out, "%*s", len < 11 ? (int)(12 - len) : 1, "");
+	text_put(r->out, res->reason, strlen(res->reason));
+	fputs(res->info[0] && res->reason[0] ? "; " : "", r->out);
+	text_put(r->out, res->info, strlen(res->info));
+	fputc('\n', r->out);
+	if (r->o.verbose && res->volume[0])
+		fprintf(r->out, "        volume (group coll calls bytes "
+			"max-rank-bytes): %s\n", res->volume);
+}
+
 static void table_row(cs_report_t *r, const cs_result_t *res)
 {
 	const cs_case_t *c = &res->hc.c;
@@ -101,6 +130,10 @@ static void table_row(cs_report_t *r, const cs_result_t *res)
 	char root[16];
 
 	table_header(r);
+	if (res->hc.pattern) {
+		pattern_row(r, res);
+		return;
+	}
 	if (cs_coll_rooted(c->coll))
 		snprintf(root, sizeof root, "%d", c->root);
 	else
@@ -214,14 +247,16 @@ static void print_summary(cs_report_t *r)
 	fprintf(r->out, "\nsummary by collective:\n  %-14s %6s %6s %6s %6s %6s "
 		"%6s%s\n", "collective", "cases", "pass", "info", "warn", "skip",
 		"fail", r->expect ? "  xfail  xpass" : "");
-	for (c = 0; c < CS_NUM_COLLS; c++) {
+	for (c = 0; c <= CS_NUM_COLLS; c++) {
 		size_t *n = r->n[c], tot = 0;
 		for (v = 0; v < CS_NUM_VERDICTS; v++)
 			tot += n[v];
 		if (!tot)
 			continue;
 		fprintf(r->out, "  %-14s %6zu %6zu %6zu %6zu %6zu %6zu",
-			cs_coll_name((cs_coll_t)c), tot, n[CS_V_PASS],
+			c == CS_NUM_COLLS ? "(patterns)"
+					  : cs_coll_name((cs_coll_t)c),
+			tot, n[CS_V_PASS],
 			n[CS_V_INFO], n[CS_V_WARN], n[CS_V_SKIP], n[CS_V_FAIL]);
 		if (r->expect)
 			fprintf(r->out, " %6zu %6zu", n[CS_V_XFAIL],

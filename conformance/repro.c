@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "json.h"
+#include "patsuite.h"
 #include "repro.h"
 
 /* Bounded writer: keeps counting past the end, as snprintf does. */
@@ -118,6 +119,17 @@ int cs_repro_format(const cs_hcase_t *hc, int world, const char *backend,
 	if (backend_opt && *backend_opt)
 		opt_word(&w, " --backend-opt", backend_opt);
 	opt_word(&w, " --suite", suite);
+	if (cs_hcase_pattern(hc)) {
+		/* a pattern case: its pattern, variant, dtype and seed (the
+		 * grid, when not the default, is the caller's: cs_run_repro) */
+		opt_word(&w, " --pattern", cs_hcase_pattern(hc)->name);
+		opt_word(&w, " --variant", cs_hcase_variant(hc));
+		opt_word(&w, " --dtype", cs_dtype_name(c->dtype));
+		opt_num(&w, " --seed", c->seed);
+		if (n)
+			buf[w.used < n ? w.used : 0] = '\0';
+		return (int)w.used;
+	}
 	opt_word(&w, " --coll", cs_coll_name(c->coll));
 	opt_word(&w, " --dtype", cs_dtype_name(c->dtype));
 	if (cs_coll_reduces(c->coll))

@@ -41,7 +41,13 @@ typedef struct cs_result {
   char detail[2048];   /* FAIL: the first wrong elements, one per line:
                           rank, index, inputs, expected, bound, got, ulps */
   char info[128];      /* implementation-defined profile, e.g.
-                          "nan=ignore fp8ovf=saturate" */
+                          "nan=ignore fp8ovf=saturate"; a pattern case:
+                          what the pattern reports (MoE's imbalance) */
+  char grid[72];       /* a pattern case: its grid ("pp2,dp2,tp2") */
+  char volume[512];    /* a pattern case: its calls' totals per (group,
+                          collective), "tp allreduce 8 2048 256; ...":
+                          calls over all ranks, bytes over all ranks, the
+                          largest rank's bytes (spec/patterns.md 3.2) */
   char repro[CS_REPRO_MAX]; /* one command line that re-runs exactly this
                                case (printable ASCII and UTF-8) */
   size_t elems_checked;

@@ -31,6 +31,16 @@
 
 typedef struct cs_rgroup cs_rgroup_t;
 
+/*
+ * Group slots: the `v` of the ops below. Slots 0 .. CS_NUM_COMMVARS-1 are
+ * the communicator variants (names.h); slot CS_RG_AXIS_SLOT(a) holds the
+ * groups of the pattern suite's grid axis a (csref/grid.h, at most
+ * CS_RG_AXES axes), passed to the ops as (cs_commvar_t) of that number.
+ */
+#define CS_RG_AXES 6
+#define CS_RG_SLOTS (CS_NUM_COMMVARS + CS_RG_AXES)
+#define CS_RG_AXIS_SLOT(a) ((cs_commvar_t)(CS_NUM_COMMVARS + (int)(a)))
+
 typedef struct cs_rgroup_ops {
 	/*
 	 * Form communicator variant v's groups on the harness's side, as

@@ -15,8 +15,8 @@
 
 /* Every variant's groups, per world rank. */
 struct ipg {
-	int *color[CS_NUM_COMMVARS]; /* NULL until split */
-	int *rank[CS_NUM_COMMVARS];
+	int *color[CS_RG_SLOTS]; /* NULL until split */
+	int *rank[CS_RG_SLOTS];
 };
 
 static struct ipg *ipg_of(cs_rgroup_t *g)
@@ -111,7 +111,7 @@ static void ip_free(cs_rgroup_t *g)
 	struct ipg *m = ipg_of(g);
 	int v;
 
-	for (v = 0; m && v < CS_NUM_COMMVARS; v++) {
+	for (v = 0; m && v < CS_RG_SLOTS; v++) {
 		free(m->color[v]);
 		free(m->rank[v]);
 	}

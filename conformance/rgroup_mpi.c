@@ -31,8 +31,8 @@
 
 /* The harness's side of each communicator variant. */
 struct mpig {
-	MPI_Comm comm[CS_NUM_COMMVARS];      /* MPI_COMM_NULL until split */
-	cs_mpiboot_t *boot[CS_NUM_COMMVARS]; /* the backend's bootstrap */
+	MPI_Comm comm[CS_RG_SLOTS];      /* MPI_COMM_NULL until split */
+	cs_mpiboot_t *boot[CS_RG_SLOTS]; /* the backend's bootstrap */
 };
 
 #define HX_TAG 0x4358 /* "CX": no other traffic uses these communicators */
@@ -208,7 +208,7 @@ static void mpi_free(cs_rgroup_t *g)
 	struct mpig *m = mpig_of(g);
 	int v;
 
-	for (v = CS_NUM_COMMVARS - 1; m && v >= 0; v--) {
+	for (v = CS_RG_SLOTS - 1; m && v >= 0; v--) {
 		cs_boot_free(m->boot[v]);
 		if (m->comm[v] != MPI_COMM_NULL)
 			MPI_Comm_free(&m->comm[v]);
@@ -257,7 +257,7 @@ cs_status_t cs_rgroup_mpi(cs_rgroup_t *g)
 		MPI_Finalize();
 		return cs_error(CS_ERR_NOMEM, "out of memory");
 	}
-	for (v = 0; v < CS_NUM_COMMVARS; v++)
+	for (v = 0; v < CS_RG_SLOTS; v++)
 		m->comm[v] = MPI_COMM_NULL;
 	MPI_Comm_rank(MPI_COMM_WORLD, &g->first);
 	MPI_Comm_size(MPI_COMM_WORLD, &g->world);

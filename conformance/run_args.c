@@ -17,6 +17,7 @@
 #include "result.h"
 #include "run_args.h"
 #include "suite.h"
+#include "csref/grid.h"
 
 #define DEFAULT_TIMEOUT 120.0
 
@@ -39,13 +40,20 @@ static const char run_usage[] =
 "                       plugin:PATH (default ref)\n"
 "  --backend-opt STR    option string given to the backend's init (at\n"
 "                       most %d bytes, no control characters)\n"
-"  --suite NAME         quick | full (default quick)\n"
+"  --suite NAME         quick | full | patterns (default quick)\n"
 "  --ranks SPEC         world sizes: 4, 1-8, 2,4,8 (driver mode)\n"
 "filters (comma lists; default: the whole suite):\n"
 "  --coll L  --dtype L  --op L  --mode L  --comm L  --a2av-pattern L\n"
 "  --count L            element counts (suffixes k, m, g: powers of 1024)\n"
 "  --inplace 0|1  --root N  --misalign N\n"
 "  --seed N             decimal, or hexadecimal with 0x (0 to 2^64-1)\n"
+"parallelism patterns (--suite patterns, spec/patterns.md):\n"
+"  --pattern L          patterns (collspec list shows them)\n"
+"  --variant NAME       one variant of the selected patterns\n"
+"  --grid G             process grid, e.g. dp2,tp2,pp2 (axes dp tp pp sp\n"
+"                       cp ep; first listed varies slowest); its product\n"
+"                       must be every world size (default: per pattern)\n"
+"  --comm-log FILE      every call of every rank, JSON Lines\n"
 "checking:\n"
 "  --repeat N           call each case N times on the same inputs, with a\n"
 "                       call on fresh inputs between each two (default 2)\n"
@@ -76,7 +84,8 @@ enum opt_id {
 	O_BACKEND, O_BACKEND_OPT, O_SUITE, O_COLL, O_DTYPE, O_OP, O_MODE,
 	O_COUNT, O_INPLACE, O_COMM, O_ROOT, O_MISALIGN, O_A2AV, O_SEED,
 	O_TIMEOUT, O_JSON, O_JUNIT, O_RANKS, O_RESULTS, O_FIRST, O_MPIEXEC,
-	O_FAIL_ON_WARN, O_QUIET, O_VERBOSE, O_REPEAT, O_EXPECT, O_HELP
+	O_FAIL_ON_WARN, O_QUIET, O_VERBOSE, O_REPEAT, O_EXPECT, O_HELP,
+	O_PATTERN, O_VARIANT, O_GRID, O_COMM_LOG
 };
 
 struct opt {
@@ -102,6 +111,8 @@ static const struct opt opt_table[] = {
 	{"--verbose", 0, O_VERBOSE, 1},
 	{"--repeat", 1, O_REPEAT, 1},
 	{"--expect", 1, O_EXPECT, 0}, /* applied by the report */
+	{"--pattern", 1, O_PATTERN, 1}, {"--variant", 1, O_VARIANT, 1},
+	{"--grid", 1, O_GRID, 1}, {"--comm-log", 1, O_COMM_LOG, 1},
 	{"--help", 0, O_HELP, 0}, {"-h", 0, O_HELP, 0},
 };
 
@@ -135,6 +146,13 @@ static cs_status_t apply_filter_opt(cs_run_opts_t *o, enum opt_id id,
 	case O_SEED:
 		f->has_seed = 1;
 		return cs_parse_seed(v, &f->seed);
+	case O_PATTERN: return cs_parse_mask(v, cs_name_pattern, &f->patterns);
+	case O_VARIANT:
+		if (!*v || strlen(v) >= sizeof f->variant)
+			return cs_error(CS_ERR_INVALID, "--variant: a name of "
+					"1 to %zu bytes", sizeof f->variant - 1);
+		snprintf(f->variant, sizeof f->variant, "%s", v);
+		return CS_OK;
 	default:
 		break;
 	}
@@ -168,6 +186,11 @@ static cs_status_t apply_opt(cs_run_opts_t *o, enum opt_id id, const char *v)
 		break;
 	case O_MPIEXEC: o->mpiexec = v; break;
 	case O_EXPECT: o->expect = v; break;
+	case O_GRID:
+		st = cs_check_text("--grid", v, CS_GRID_SPEC_MAX);
+		o->grid = v;
+		break;
+	case O_COMM_LOG: o->comm_log = v; break;
 	case O_FAIL_ON_WARN: o->fail_on_warn = 1; break;
 	case O_QUIET: o->quiet = 1; break;
 	case O_VERBOSE: o->verbose++; break;
@@ -328,6 +351,32 @@ static int distinct_outputs(const cs_run_opts_t *o)
 	return 1;
 }
 
+/* The pattern options: --suite patterns only; the grid fits every world
+ * size of the run (P, and each of --ranks). */
+static int pattern_opts_ok(const cs_run_opts_t *o, int P)
+{
+	const char *opt = o->grid ? "--grid" : o->comm_log ? "--comm-log"
+		: o->f.patterns ? "--pattern" : o->f.variant[0] ? "--variant"
+		: NULL;
+	const cs_suite_info_t *si = cs_suite_find(o->suite);
+	cs_grid_t g;
+	int i;
+
+	if (opt && si && si->kind != CS_SUITE_PATTERNS) {
+		fprintf(stderr, "collspec run: %s applies to --suite patterns "
+			"only\n", opt);
+		return 0;
+	}
+	for (i = -1; o->grid && i < o->nsizes; i++)
+		if (cs_grid_parse(o->grid, i < 0 ? P : o->sizes[i], &g) !=
+		    CS_OK) {
+			fprintf(stderr, "collspec run: %s\n",
+				cs_last_error());
+			return 0;
+		}
+	return 1;
+}
+
 int cs_run_opts_ok(const cs_run_opts_t *o, int P)
 {
 	size_t es = 1;
@@ -339,6 +388,8 @@ int cs_run_opts_ok(const cs_run_opts_t *o, int P)
 		fprintf(stderr, "collspec run: %s\n", cs_last_error());
 		return 0;
 	}
+	if (!pattern_opts_ok(o, P))
+		return 0;
 	if (!cs_backend_known(o->backend)) {
 		fprintf(stderr, "collspec run: unknown backend '%s'; valid "
 			"backends: %s\n", o->backend, cs_backend_names());

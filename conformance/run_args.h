@@ -18,6 +18,8 @@ typedef struct cs_run_opts {
 	double timeout;
 	const char *json, *junit, *results, *mpiexec;
 	const char *expect; /* --expect FILE: known failures (expect.h) */
+	const char *grid;   /* --grid G (suite patterns), NULL: per pattern */
+	const char *comm_log; /* --comm-log FILE (suite patterns) */
 	size_t first; /* --first K: cases with index < K are not run */
 	int sizes[CS_MAX_SIZES], nsizes;
 	int fail_on_warn, quiet, verbose;

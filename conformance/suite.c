@@ -17,6 +17,7 @@
 #include <string.h>
 #include "cover.h"
 #include "factors.h"
+#include "patsuite.h"
 #include "suite.h"
 
 /* ---- the registry -------------------------------------------------------- */
@@ -28,6 +29,10 @@ static const cs_suite_info_t suites[] = {
 	{"full", "every case the factors allow: the exhaustive sweep",
 	 "cartesian product of the factors, less what the collective does "
 	 "not take", CS_SUITE_PRODUCT},
+	{"patterns", "the parallelism patterns of training on a process grid "
+	 "(spec/patterns.md)",
+	 "every pattern, variant and dtype of spec/patterns.md section 6, on "
+	 "--grid or the default grid", CS_SUITE_PATTERNS},
 };
 
 #define NSUITES (sizeof suites / sizeof suites[0])
@@ -80,6 +85,7 @@ static cs_status_t build_rows(const cs_cover_space_t *sp, cs_suite_kind_t k,
 	case CS_SUITE_COVER:
 		return cs_cover_pairs(sp, rows, n);
 	case CS_SUITE_PRODUCT:
+	case CS_SUITE_PATTERNS:
 		break;
 	}
 	return cs_cover_all(sp, rows, n);
@@ -126,6 +132,8 @@ cs_status_t cs_suite_build(const char *name, int world, const cs_filter_t *f,
 		f = &none;
 	}
 	si = cs_suite_find(name);
+	if (si->kind == CS_SUITE_PATTERNS)
+		return cs_patsuite_build(world, f, out, n);
 	if ((st = cs_factors_new(si->kind, world, f, &s)) != CS_OK)
 		return st;
 	cs_factors_cover_space(s, &sp);

@@ -25,6 +25,12 @@ typedef struct cs_hcase {
   int misalign;                   /* buffers offset by this many elements */
   cs_a2av_pattern_t a2av_pattern; /* alltoallv only */
   size_t index;                   /* position in the suite, 0-based */
+  /* A pattern case (suite `patterns`, spec/patterns.md): 1 + the index of
+   * its pattern in the registry (csref/pattern.h), 0 for a collective
+   * case. A pattern case uses c.dtype, c.nranks and c.seed only; c.coll
+   * is CS_NUM_COLLS ("pattern" in reports). */
+  int pattern;
+  int pvariant;                   /* the index of its variant */
 } cs_hcase_t;
 
 /* Filters from the command line; an empty set means "all". */
@@ -37,6 +43,8 @@ typedef struct cs_filter {
   int misalign;      /* -1 the suite's choice */
   int has_seed;
   uint64_t seed;
+  uint32_t patterns; /* suite patterns: bit i keeps registry pattern i */
+  char variant[32];  /* suite patterns: "" all, else this variant only */
 } cs_filter_t;
 
 /* *f as "no filter": every mask empty, no counts, no seed, in-place, root
@@ -47,6 +55,7 @@ void cs_filter_init(cs_filter_t *f);
 typedef enum cs_suite_kind {
   CS_SUITE_PRODUCT, /* all of them */
   CS_SUITE_COVER,   /* a covering array (cover.h), under a cost budget */
+  CS_SUITE_PATTERNS /* the parallelism patterns (patsuite.c) */
 } cs_suite_kind_t;
 
 /* One entry of the suite registry. */

@@ -8,6 +8,7 @@
  * this process.
  */
 #define _XOPEN_SOURCE 700
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,6 +315,23 @@ static int drive(const cs_run_opts_t *o, int pmax, const cs_backend_info_t *bi,
 	return 2;
 }
 
+/* --comm-log: the file emptied before the first world size (each
+ * worker appends its own). 1 when it could be (or none was asked for). */
+static int comm_log_emptied(const cs_run_opts_t *o)
+{
+	FILE *f;
+
+	if (!o->comm_log)
+		return 1;
+	if (!(f = fopen(o->comm_log, "w"))) {
+		fprintf(stderr, "collspec run: cannot write the communication "
+			"log '%s': %s\n", o->comm_log, strerror(errno));
+		return 0;
+	}
+	fclose(f);
+	return 1;
+}
+
 int cs_run_sweep(const cs_run_opts_t *o)
 {
 	cs_backend_info_t bi;
@@ -331,6 +349,10 @@ int cs_run_sweep(const cs_run_opts_t *o)
 		return 2;
 	}
 	sink.name = bi.name;
+	if (!comm_log_emptied(o)) {
+		free(loadfail);
+		return 2;
+	}
 	cs_run_report_opts(o, &ro);
 	if (cs_report_open(&ro, &sink.rep) != CS_OK) {
 		fprintf(stderr, "collspec run: %s\n", cs_last_error());

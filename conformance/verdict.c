@@ -18,6 +18,7 @@
 #include "result.h"
 #include "run_args.h"
 #include "suite.h"
+#include "csref/grid.h"
 #include "verdict.h"
 
 /* ---- one rank's verdict ----------------------------------------------------- */
@@ -224,12 +225,19 @@ int cs_run_repro(const cs_run_opts_t *o, const cs_hcase_t *hc, int world,
 	int len = cs_repro_format(hc, world, o->backend, o->backend_opt,
 				  o->suite, buf, n);
 	int more;
+	char extra[CS_GRID_SPEC_MAX + 32] = "";
 
-	if (len <= 0 || o->repeat == 2)
+	/* a --grid (checked text: lower-case names, digits, commas) and a
+	 * --repeat that is not the default */
+	if (hc->pattern && o->grid)
+		snprintf(extra, sizeof extra, " --grid %s", o->grid);
+	else if (!hc->pattern && o->repeat != 2)
+		snprintf(extra, sizeof extra, " --repeat %d", o->repeat);
+	if (len <= 0 || !extra[0])
 		return len;
 	more = snprintf(buf && (size_t)len < n ? buf + len : NULL,
 			buf && (size_t)len < n ? n - (size_t)len : 0,
-			" --repeat %d", o->repeat);
+			"%s", extra);
 	if (buf && n && (size_t)(len + more) >= n)
 		buf[0] = '\0'; /* a cut line would re-run something else */
 	return len + more;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "patcase.h"
 #include "worker.h"
 #include "checker.h"
 #include "precheck.h"
@@ -274,10 +275,15 @@ static void merge(cs_worker_t *w, const cs_hcase_t *hc, cs_result_t *res)
 
 void cs_worker_case(cs_worker_t *w, const cs_hcase_t *hc, cs_result_t *res)
 {
-	const struct cs_wvar *var = cs_worker_var(w, hc->comm);
+	const struct cs_wvar *var;
 	char reason[256];
 	int i, all;
 
+	if (hc->pattern) { /* a parallelism pattern: patcase.c */
+		cs_patcase_run(w, hc, res);
+		return;
+	}
+	var = cs_worker_var(w, hc->comm);
 	for (i = 0; i < w->n; i++) {
 		cs_local_init(&w->l[i], w->g->first + i,
 			      var->ready > 0 ? var->rank[i] : i);
@@ -357,6 +363,8 @@ int cs_worker_run(const cs_run_opts_t *o, cs_rgroup_t *g,
 		cs_report_abort(w.rep, "the run could not start");
 	if (w.results)
 		fclose(w.results);
+	if (w.comm_log)
+		fclose(w.comm_log);
 	/* the leader's exit status, on every rank (the others have 0 or,
 	 * when the run could not start, the same 2) */
 	for (i = 0; w.flag && i < w.n; i++)

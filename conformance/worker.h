@@ -33,6 +33,7 @@
 #include "suite.h"
 #include "verdict.h"
 #include "rgroup.h"
+#include "csref/grid.h"
 
 /*
  * Run the cases of o's suite for the world size of g on backend b (NULL:
@@ -53,6 +54,8 @@ struct cs_wvar {
 	cs_bcomm_t *comm; /* the backend's communicator */
 	int *rank, *size; /* the rank in its group, the group's size */
 	char why[256];    /* ready == -1: the skip reason */
+	cs_commvar_t slot; /* its groups' slot in the rank group (rgroup.h) */
+	int borrowed;     /* comm[] are the world's (not freed with it) */
 };
 
 typedef struct cs_worker {
@@ -62,6 +65,11 @@ typedef struct cs_worker {
 	int n;              /* local ranks: g->nlocal */
 	int init_called;    /* the backend's init (or init_all) was called */
 	struct cs_wvar var[CS_NUM_COMMVARS];
+	/* the pattern suite's groups, one per grid axis (made on first use,
+	 * again when the grid changes), and the grid each was made for */
+	struct cs_wvar axis[CS_RG_AXES];
+	char axis_grid[CS_RG_AXES][CS_GRID_SPEC_MAX + 1];
+	FILE *comm_log;     /* the leader, with --comm-log */
 	char nodev[256];    /* non-empty: every case is SKIP with this reason */
 	int *dev;           /* device memory: local rank i's CUDA device */
 	void **stream;      /* device memory: the harness's stream on it */
@@ -99,6 +107,14 @@ void cs_worker_case(cs_worker_t *w, const cs_hcase_t *hc, cs_result_t *res);
 /* Variant v's communicators, made on first use (collective: every rank
  * asks for the same variants in the same order). */
 struct cs_wvar *cs_worker_var(cs_worker_t *w, cs_commvar_t v);
+
+/* The communicators of the groups of grid axis a (pattern suite), made on
+ * first use and again when the grid differs from the last one's
+ * (collective: every rank asks for the same axes and grids in the same
+ * order). An axis whose group is the whole world uses the world's
+ * communicators, unsplit (spec/patterns.md section 2.3). */
+struct cs_wvar *cs_worker_axis(cs_worker_t *w, const cs_grid_t *grid,
+			       cs_grid_axis_t a);
 
 /* Free the communicators, streams and scratch; finalize the backend. */
 void cs_worker_stop(cs_worker_t *w);

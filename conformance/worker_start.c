@@ -54,6 +54,8 @@ static int no_device(cs_worker_t *w, const char *why)
 
 /* ---- communicators ------------------------------------------------------------ */
 
+static void free_var(cs_worker_t *w, struct cs_wvar *var);
+
 static int var_alloc(struct cs_wvar *var, int n)
 {
 	var->comm = calloc((size_t)n, sizeof *var->comm);
@@ -62,16 +64,14 @@ static int var_alloc(struct cs_wvar *var, int n)
 	return var->comm && var->rank && var->size;
 }
 
-/* The harness's side of variant v: its groups (rgroup's split). 1 when
- * every rank has them. */
-static int var_groups(cs_worker_t *w, cs_commvar_t v, int *key, int *color)
+/* The harness's side of slot v (a variant, or a pattern axis: rgroup.h)
+ * into var: its groups (rgroup's split) from each local rank's color and
+ * key. 1 when every rank has them. */
+static int var_groups(cs_worker_t *w, struct cs_wvar *var, cs_commvar_t v,
+		      const int *key, const int *color)
 {
-	struct cs_wvar *var = &w->var[v];
-	int i, ok = var_alloc(var, w->n);
+	int ok = var_alloc(var, w->n);
 
-	for (i = 0; i < w->n; i++)
-		cs_commvar_split(v, w->g->first + i, w->g->world, &color[i],
-				 &key[i]);
 	ok = ok && w->g->ops->split(w->g, v, color, key, var->rank,
 				    var->size) == CS_OK;
 	return cs_worker_agree(w, ok, cs_last_error());
@@ -85,11 +85,11 @@ static void var_skip(struct cs_wvar *var, const char *why)
 
 /* The backend's side of variant v (not the world): one comm_split per
  * local rank, between group_start and group_end when it drives them all. */
-static void var_split(cs_worker_t *w, cs_commvar_t v, const int *key,
-		      const int *color)
+static void var_split(cs_worker_t *w, struct cs_wvar *var, cs_commvar_t v,
+		      const int *key, const int *color)
 {
 	const cs_backend_t *b = w->b;
-	struct cs_wvar *var = &w->var[v], *world = &w->var[CS_COMM_WORLD];
+	struct cs_wvar *world = &w->var[CS_COMM_WORLD];
 	int i, rc = 0, end;
 
 	if (w->g->grouped)
@@ -113,27 +113,92 @@ static void var_split(cs_worker_t *w, cs_commvar_t v, const int *key,
 	memset(var->comm, 0, (size_t)w->n * sizeof *var->comm);
 }
 
-struct cs_wvar *cs_worker_var(cs_worker_t *w, cs_commvar_t v)
+/* Slot v's communicators into var from key[i], color[i] per local rank
+ * (`what` names the groups in a skip reason). Collective. */
+static void slot_make(cs_worker_t *w, struct cs_wvar *var, cs_commvar_t v,
+		      const int *key, const int *color, const char *what)
 {
-	struct cs_wvar *var = &w->var[v];
-	int *key;
-
-	if (var->ready)
-		return var;
 	var->ready = 1;
-	key = calloc(2 * (size_t)w->n, sizeof *key);
-	if (!cs_worker_agree(w, key != NULL, "out of memory") ||
-	    !var_groups(w, v, key, key + w->n))
+	var->slot = v;
+	if (!var_groups(w, var, v, key, color))
 		var_skip(var, "the harness could not form the groups");
 	else if (w->nodev[0]) /* the backend did not start: nothing to split */
 		var_skip(var, w->nodev);
 	else if (!w->b->comm_split) {
 		var_skip(var, "");
 		snprintf(var->why, sizeof var->why, "backend '%s' has no "
-			 "comm_split: communicator variant '%s' needs it",
-			 w->b->name, cs_commvar_name(v));
+			 "comm_split: %s needs it", w->b->name, what);
 	} else
-		var_split(w, v, key, key + w->n);
+		var_split(w, var, v, key, color);
+}
+
+struct cs_wvar *cs_worker_var(cs_worker_t *w, cs_commvar_t v)
+{
+	struct cs_wvar *var = &w->var[v];
+	char what[96];
+	int *key, i;
+
+	if (var->ready)
+		return var;
+	key = calloc(2 * (size_t)w->n, sizeof *key);
+	if (!cs_worker_agree(w, key != NULL, "out of memory")) {
+		var_skip(var, "the harness could not form the groups");
+		free(key);
+		return var;
+	}
+	for (i = 0; i < w->n; i++)
+		cs_commvar_split(v, w->g->first + i, w->g->world,
+				 &key[w->n + i], &key[i]);
+	snprintf(what, sizeof what, "communicator variant '%s'",
+		 cs_commvar_name(v));
+	slot_make(w, var, v, key, key + w->n, what);
+	free(key);
+	return var;
+}
+
+/* var as the world's communicators (a group that is the whole world). */
+static struct cs_wvar *borrow_world(cs_worker_t *w, struct cs_wvar *var)
+{
+	const struct cs_wvar *world = &w->var[CS_COMM_WORLD];
+
+	*var = *world;
+	var->borrowed = 1;
+	var->slot = CS_COMM_WORLD;
+	return var;
+}
+
+struct cs_wvar *cs_worker_axis(cs_worker_t *w, const cs_grid_t *grid,
+			       cs_grid_axis_t a)
+{
+	struct cs_wvar *var = &w->axis[a];
+	char what[96], text[CS_GRID_SPEC_MAX + 1];
+	int *key, i, ok;
+
+	if (cs_grid_format(grid, text, sizeof text) != CS_OK)
+		text[0] = '\0';
+	if (var->ready) {
+		if (strcmp(w->axis_grid[a], text) == 0)
+			return var;
+		/* another grid's groups on this axis: made again */
+		free_var(w, var);
+		memset(var, 0, sizeof *var);
+	}
+	snprintf(w->axis_grid[a], sizeof w->axis_grid[a], "%s", text);
+	if (cs_grid_axis_size(grid, a) == w->g->world)
+		return borrow_world(w, var);
+	key = calloc(2 * (size_t)w->n, sizeof *key);
+	ok = key != NULL;
+	for (i = 0; ok && i < w->n; i++)
+		ok = cs_grid_split(grid, a, w->g->first + i, &key[w->n + i],
+				   &key[i]) == CS_OK;
+	if (!cs_worker_agree(w, ok, "the grid's groups: out of memory")) {
+		var_skip(var, "the harness could not form the groups");
+		free(key);
+		return var;
+	}
+	snprintf(what, sizeof what, "the %s groups of grid %s",
+		 cs_grid_axis_name(a), text);
+	slot_make(w, var, CS_RG_AXIS_SLOT(a), key, key + w->n, what);
 	free(key);
 	return var;
 }
@@ -205,13 +270,21 @@ static int start_backend(cs_worker_t *w)
 		return 0;
 	snprintf(w->backend_name, sizeof w->backend_name, "%s", w->b->name);
 	key = calloc(2 * (size_t)w->n, sizeof *key);
-	if (!cs_worker_agree(w, key != NULL, "out of memory") ||
-	    !var_groups(w, CS_COMM_WORLD, key, key + w->n)) {
+	if (!cs_worker_agree(w, key != NULL, "out of memory")) {
+		free(key);
+		return 0;
+	}
+	for (int i = 0; i < w->n; i++)
+		cs_commvar_split(CS_COMM_WORLD, w->g->first + i, w->g->world,
+				 &key[w->n + i], &key[i]);
+	if (!var_groups(w, &w->var[CS_COMM_WORLD], CS_COMM_WORLD, key,
+			key + w->n)) {
 		free(key);
 		return 0;
 	}
 	free(key);
 	w->var[CS_COMM_WORLD].ready = 1;
+	w->var[CS_COMM_WORLD].slot = CS_COMM_WORLD;
 	cuda = w->b->mem_kind == CS_MEM_CUDA;
 	if (cuda && !cs_backend_finds_devices(w->b) &&
 	    no_device(w, cs_dev_count() == 0 ? CS_NODEV_SKIP : NULL))
@@ -241,6 +314,12 @@ static int open_outputs(cs_worker_t *w)
 	if (ok && o->results && !(w->results = fopen(o->results, "a")))
 		ok = cs_error(CS_ERR_IO, "cannot write the results file '%s': %s",
 			      o->results, strerror(errno)) == CS_OK;
+	/* the communication log: appended to under the driver, which
+	 * emptied it before the first world size */
+	if (ok && o->comm_log &&
+	    !(w->comm_log = fopen(o->comm_log, o->results ? "a" : "w")))
+		ok = cs_error(CS_ERR_IO, "cannot write the communication log "
+			      "'%s': %s", o->comm_log, strerror(errno)) == CS_OK;
 	return cs_worker_agree(w, ok, cs_last_error());
 }
 
@@ -310,6 +389,8 @@ static void free_var(cs_worker_t *w, struct cs_wvar *var)
 {
 	int i;
 
+	if (var->borrowed)
+		return;
 	for (i = 0; var->comm && i < w->n; i++)
 		if (var->comm[i] && w->b->comm_free)
 			w->b->comm_free(var->comm[i]);
@@ -322,6 +403,8 @@ void cs_worker_stop(cs_worker_t *w)
 {
 	int v, i;
 
+	for (v = CS_RG_AXES - 1; w->b && v >= 0; v--)
+		free_var(w, &w->axis[v]);
 	for (v = CS_NUM_COMMVARS - 1; w->b && v >= 0; v--)
 		free_var(w, &w->var[v]);
 	for (i = 0; w->stream && i < w->n; i++)
