@@ -11,6 +11,8 @@
  *     blocks of X W, and the pattern places block q's element (i, j) at
  *     Y[i][q F/P + j]: changing that one received element must make the
  *     pattern report Y's element i F + q F/P + j, and nothing else;
+ *     and the reduced input gradient is C W^T within the bound of P
+ *     rounded partials;
  *   - sp's gathered rows and reduced shards are checked at the element
  *     they arrived at (the same one-element change, call by call).
  *
@@ -369,6 +371,49 @@ static void test_tp_col_p2_gathered(void **state)
 	}
 }
 
+/* P = 2: the reduced input gradient is C W^T. Each rank's partial is a
+ * length-F/P product rounded to T (dot_bound over its own columns); this
+ * test's port adds the P partials exactly in double and rounds once. */
+static void test_tp_col_p2_dx(void **state)
+{
+	(void)state;
+	enum { P = 2, F = TC_FPER * P };
+	for (size_t t = 0; t < NDT; t++) {
+		cs_dtype_t d = dtypes[t];
+		run_t u;
+		run_pat(&u, &cs_pattern_tp_col, d, P, -1, 0, 0);
+		all_pass(&u);
+		double *C = input(&u, 2, TC_B * F), *W = input(&u, 1, TC_H * F);
+		for (size_t i = 0; i < TC_B; i++)
+			for (size_t h = 0; h < TC_H; h++) {
+				double want = 0, e = 0;
+				for (size_t q = 0; q < P; q++) {
+					double s = 0, pi = 0;
+					for (size_t j = q * TC_FPER;
+					     j < (q + 1) * TC_FPER; j++) {
+						s += C[i * F + j] * W[h * F + j];
+						pi += fabs(C[i * F + j] *
+							   W[h * F + j]);
+					}
+					want += s;
+					e += dot_bound(d, TC_FPER, s, pi);
+				}
+				if (cs_dtype_is_float(d))
+					e += unit_roundoff(d) *
+						 (fabs(want) + e) +
+					     ldexp(1, -126);
+				for (int r = 0; r < P; r++)
+					near("dX", i * TC_H + h,
+					     cs_pk_get(d, u.t.rec[1][r].recv,
+						       i * TC_H + h),
+					     want, e);
+			}
+		free(C);
+		free(W);
+		tport_free(&u.t);
+	}
+}
+
 /* ---- sp (section 5.6): S = 2P, B = 1, H = 4, F = 2P; tensors 0 X,
  * 1 W1, 2 W2, 3 C; calls 0 allgather X, 1 reducescatter Z, 2 allgather
  * dZ, 3 reducescatter dX ---- */
@@ -483,6 +528,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_tp_col_p1),
 	    cmocka_unit_test(test_tp_col_p2_gathered),
+	    cmocka_unit_test(test_tp_col_p2_dx),
 	    cmocka_unit_test(test_sp_p1),
 	    cmocka_unit_test(test_sp_p2_rows),
 	};
