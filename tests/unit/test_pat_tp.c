@@ -35,9 +35,6 @@
 #include "csref/pattern.h"
 #include "csref/pkern.h"
 
-extern const cs_pattern_t cs_pattern_tp_col;
-extern const cs_pattern_t cs_pattern_sp;
-
 #define SEED 0x7e57ull
 #define MAXP 2
 #define MAXQ 8
@@ -90,13 +87,15 @@ static cs_status_t tp_call(cs_pport_t *p, int i, const cs_pcall_t *c)
 		return CS_ERR_INVALID;
 	t->q[i][t->nq[i]] = *c;
 	t->qsend[i][t->nq[i]] = malloc(ns * w + 1);
+	assert_non_null(t->qsend[i][t->nq[i]]);
 	memcpy(t->qsend[i][t->nq[i]], c->send, ns * w);
 	t->nq[i]++;
 	return CS_OK;
 }
 
-/* Element j of the op-sum over ranks of send block `blk`, in double (the
- * test's values are small: exact), rounded once. */
+/* out = the sum over ranks of send block `blk` of call k, added in double
+ * (exact for P <= 2 values of a float dtype of at most 24 bits, and for
+ * the small integers) and rounded once: a correct reduction. */
 static void reduce_into(tport_t *t, int k, size_t blk, size_t n, void *out)
 {
 	for (size_t j = 0; j < n; j++) {
@@ -128,6 +127,7 @@ static void one_call(tport_t *t, int k, int at)
 		rec_t *e = &t->rec[at][r];
 		*e = (rec_t){.coll = c->coll, .ns = ns, .nr = nr,
 			     .send = t->qsend[r][k], .recv = malloc(nr * w)};
+		assert_non_null(e->recv);
 		memcpy(e->recv, c->recv, nr * w);
 	}
 }
@@ -164,11 +164,13 @@ typedef struct run {
 	cs_pctx_t x;
 } run_t;
 
-/* Run pat on one instance of P ranks; tamper with call t_call (-1: none). */
-static void run_pat(run_t *u, const cs_pattern_t *pat, cs_dtype_t d, int P,
+/* Run the pattern `name` on one instance of P ranks; tamper with call t_call (-1: none). */
+static void run_pat(run_t *u, const char *name, cs_dtype_t d, int P,
 		    int t_call, int t_rank, size_t t_elem)
 {
+	const cs_pattern_t *pat = cs_pattern_find(name);
 	char spec[16];
+	assert_non_null(pat);
 	memset(u, 0, sizeof *u);
 	snprintf(spec, sizeof spec, "tp%d", P);
 	assert_int_equal(cs_grid_parse(spec, P, &u->grid), CS_OK);
@@ -193,6 +195,7 @@ static double *input(const run_t *u, int tensor, size_t n)
 	size_t w = cs_dtype_size(u->x.dtype);
 	void *raw = malloc(n * w);
 	double *v = malloc(n * sizeof *v);
+	assert_true(raw && v);
 	cs_pat_fill(&u->x, 0, tensor, 0, raw, n);
 	for (size_t j = 0; j < n; j++)
 		v[j] = cs_pk_get(u->x.dtype, raw, j);
@@ -302,7 +305,7 @@ static void tp_col_check_y(cs_dtype_t d, int P)
 	size_t F = (size_t)TC_FPER * (size_t)P;
 	double y[TC_B * FMAX], pi[TC_B * FMAX];
 	run_t u;
-	run_pat(&u, &cs_pattern_tp_col, d, P, -1, 0, 0);
+	run_pat(&u, "tp_col", d, P, -1, 0, 0);
 	all_pass(&u);
 	double *X = input(&u, 0, TC_B * TC_H), *W = input(&u, 1, TC_H * F);
 	dgemm(TC_B, F, TC_H, X, W, y, pi);
@@ -345,7 +348,7 @@ static void test_tp_col_p2_where(void **state)
 			size_t q = e / (TC_B * TC_FPER),
 			       i = e % (TC_B * TC_FPER) / TC_FPER,
 			       j = e % TC_FPER;
-			run_pat(&u, &cs_pattern_tp_col, dtypes[t], P, 0, r, e);
+			run_pat(&u, "tp_col", dtypes[t], P, 0, r, e);
 			assert_int_equal(first_bad(&u, r, "Y (allgather"),
 					 i * F + q * TC_FPER + j);
 			assert_false(u.chk[1 - r].failed);
@@ -363,7 +366,7 @@ static void test_tp_col_p2_dx(void **state)
 	for (size_t t = 0; t < NDT; t++) {
 		cs_dtype_t d = dtypes[t];
 		run_t u;
-		run_pat(&u, &cs_pattern_tp_col, d, P, -1, 0, 0);
+		run_pat(&u, "tp_col", d, P, -1, 0, 0);
 		all_pass(&u);
 		double *C = input(&u, 2, TC_B * F), *W = input(&u, 1, TC_H * F);
 		for (size_t i = 0; i < TC_B; i++)
@@ -434,7 +437,7 @@ static void sp_check_z(cs_dtype_t d, int P)
 	size_t R = (size_t)R1 * (size_t)P, F = (size_t)SP_FPER * (size_t)P;
 	double G[RMAX * FMAX], piG[RMAX * FMAX], eG[RMAX * FMAX];
 	run_t u;
-	run_pat(&u, &cs_pattern_sp, d, P, -1, 0, 0);
+	run_pat(&u, "sp", d, P, -1, 0, 0);
 	all_pass(&u);
 	double *X = input(&u, 0, R * SP_H), *W1 = input(&u, 1, SP_H * F),
 	       *W2 = input(&u, 2, F * SP_H);
@@ -495,13 +498,13 @@ static void test_sp_p2_rows(void **state)
 	for (size_t t = 0; t < NDT; t++) {
 		cs_dtype_t d = dtypes[t];
 		run_t u;
-		run_pat(&u, &cs_pattern_sp, d, P, -1, 0, 0);
+		run_pat(&u, "sp", d, P, -1, 0, 0);
 		all_pass(&u);
 		tport_free(&u.t);
 		for (int k = 0; k < 4; k++)
 			for (size_t e = 0; e < (k % 2 ? SH : N); e++) {
 				int r = (int)(e % P);
-				run_pat(&u, &cs_pattern_sp, d, P, k, r, e);
+				run_pat(&u, "sp", d, P, k, r, e);
 				assert_int_equal(first_bad(&u, r, what[k]), e);
 				/* A changed X or dZ also changes the partial
 				 * the rank sends on: the other rank's shard
