@@ -164,7 +164,8 @@ typedef struct run {
 	cs_pctx_t x;
 } run_t;
 
-/* Run the pattern `name` on one instance of P ranks; tamper with call t_call (-1: none). */
+/* Run the pattern `name` on one instance of P ranks; tamper with call
+ * t_call (-1: none). */
 static void run_pat(run_t *u, const char *name, cs_dtype_t d, int P,
 		    int t_call, int t_rank, size_t t_elem)
 {
