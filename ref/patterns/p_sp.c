@@ -115,8 +115,9 @@ static int inst_make(const cs_pctx_t *x, int inst, int P, int r, inst_t *in)
 	size_t share = 2 * (size_t)H * FPER * w +
 		       2 * rows * ((size_t)FPER + H) * w +
 		       2 * (size_t)H * FPER * w + 8 * 16;
-	size_t total = 2 * rh + 2 * (size_t)H * F * w + (size_t)(P + 1) * share +
-		       (size_t)P * sizeof(share_t) + 4 * rh + 16 * 16;
+	size_t total = 2 * rh + 2 * (size_t)H * F * w +
+		       (size_t)(P + 1) * share + (size_t)P * sizeof(share_t) +
+		       4 * rh + 16 * 16;
 	memset(in, 0, sizeof *in);
 	in->arena = calloc(1, total);
 	if (!in->arena)
