@@ -6,10 +6,14 @@
 #include <string.h>
 #include "csref/pattern.h"
 
+extern const cs_pattern_t cs_pattern_tp_col;
 extern const cs_pattern_t cs_pattern_tp_mlp;
+extern const cs_pattern_t cs_pattern_sp;
 
 static const cs_pattern_t *const all[] = {
+	&cs_pattern_tp_col,
 	&cs_pattern_tp_mlp,
+	&cs_pattern_sp,
 };
 
 const cs_pattern_t *cs_pattern_at(size_t i)
