@@ -6,9 +6,11 @@
 #include <string.h>
 #include "csref/pattern.h"
 
+extern const cs_pattern_t cs_pattern_dp;
 extern const cs_pattern_t cs_pattern_tp_mlp;
 
 static const cs_pattern_t *const all[] = {
+	&cs_pattern_dp,
 	&cs_pattern_tp_mlp,
 };
 
