@@ -3,6 +3,7 @@
  * parameter vector, and the optimizer updates of section 5.2 (mlp.h).
  */
 #include <math.h>
+#include <string.h>
 #include "csref/pkern.h"
 #include "mlp.h"
 
@@ -28,6 +29,17 @@ size_t cs_mlp_off(const cs_mlp_t *m, int t)
 size_t cs_mlp_numel(const cs_mlp_t *m)
 {
 	return cs_mlp_off(m, CS_MLP_NT);
+}
+
+void cs_mlp_reverse(cs_dtype_t d, const cs_mlp_t *m, const void *g, void *r)
+{
+	size_t w = cs_dtype_size(d), at = 0;
+	for (int t = CS_MLP_NT - 1; t >= 0; t--) {
+		size_t n = cs_mlp_numel_of(m, t);
+		memcpy((char *)r + at * w,
+		       (const char *)g + cs_mlp_off(m, t) * w, n * w);
+		at += n;
+	}
 }
 
 size_t cs_mlp_work_numel(const cs_mlp_t *m)

@@ -33,6 +33,11 @@ size_t cs_mlp_off(const cs_mlp_t *m, int t);
 /* N = 2HF + F + H, the flat vector's length. */
 size_t cs_mlp_numel(const cs_mlp_t *m);
 
+/* The flat vector g (parameter order) rewritten into r in reverse tensor
+ * order, b2, W2, b1, W1, each tensor's elements in their own order: DP's
+ * gradient as backward produces it, which its buckets cut (section 5.1). */
+void cs_mlp_reverse(cs_dtype_t d, const cs_mlp_t *m, const void *g, void *r);
+
 /* Elements of the scratch the functions below take: room for A = ReLU(X W1
  * + b1) and dA, B F each. */
 size_t cs_mlp_work_numel(const cs_mlp_t *m);

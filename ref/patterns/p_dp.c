@@ -30,19 +30,6 @@ static int64_t beta_of(int v, size_t w)
 	return k < 0 ? CS_PAT_BETA_INF : k * (int64_t)w;
 }
 
-/* The flat gradient g (parameter order) rewritten in reverse parameter
- * order into r: the concatenation of the buckets. */
-static void to_reverse(cs_dtype_t d, const void *g, void *r)
-{
-	size_t w = cs_dtype_size(d), at = 0;
-	for (int t = CS_MLP_NT - 1; t >= 0; t--) {
-		size_t n = cs_mlp_numel_of(&mlp, t);
-		memcpy((char *)r + at * w,
-		       (const char *)g + cs_mlp_off(&mlp, t) * w, n * w);
-		at += n;
-	}
-}
-
 /* One instance, serially: the parameters, and every group rank's batch
  * and gradient in reverse order (the mirror). */
 typedef struct inst {
@@ -83,7 +70,8 @@ static int inst_make(const cs_pctx_t *x, int inst, int P, inst_t *in)
 		cs_pat_fill(x, inst, T_X, q, in->x, (size_t)B * H);
 		cs_pat_fill(x, inst, T_C, q, in->c, (size_t)B * H);
 		cs_mlp_grad(d, &mlp, in->p, in->x, in->c, in->work, in->g);
-		to_reverse(d, in->g, (char *)in->gr + (size_t)q * N * w);
+		cs_mlp_reverse(d, &mlp, in->g,
+			       (char *)in->gr + (size_t)q * N * w);
 	}
 	return 1;
 }

@@ -124,6 +124,21 @@ static void test_grad_finite_differences(void **state)
 	assert_true(g[0] != 0 && g[16] != 0);
 }
 
+/* Reverse tensor order at the defaults: W1 = 0..5, b1 = 6..8,
+ * W2 = 9..14, b2 = 15, 16 become b2, W2, b1, W1. */
+static void test_reverse_order(void **state)
+{
+	const cs_mlp_t m = {4, 2, 3};
+	static const int32_t want[17] = {15, 16, 9, 10, 11, 12, 13, 14, 6, 7,
+					 8, 0, 1, 2, 3, 4, 5};
+	int32_t g[17], r[17];
+	(void)state;
+	for (int i = 0; i < 17; i++)
+		g[i] = i;
+	cs_mlp_reverse(CS_DTYPE_INT32, &m, g, r);
+	assert_memory_equal(r, want, sizeof want);
+}
+
 /* ---- the optimizers ---------------------------------------------------- */
 
 /* SGD with lr = 1/16 by hand; bfloat16 1 - 2^-9 is a tie between
@@ -309,6 +324,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_grad_by_hand),
 	    cmocka_unit_test(test_grad_finite_differences),
+	    cmocka_unit_test(test_reverse_order),
 	    cmocka_unit_test(test_sgd_by_hand),
 	    cmocka_unit_test(test_adam_by_hand),
 	    cmocka_unit_test(test_dp_buckets),
