@@ -6,11 +6,21 @@
 #include <string.h>
 #include "csref/pattern.h"
 
+extern const cs_pattern_t cs_pattern_dp;
+extern const cs_pattern_t cs_pattern_zero1;
+extern const cs_pattern_t cs_pattern_zero2;
+extern const cs_pattern_t cs_pattern_zero3;
+extern const cs_pattern_t cs_pattern_fsdp;
 extern const cs_pattern_t cs_pattern_tp_col;
 extern const cs_pattern_t cs_pattern_tp_mlp;
 extern const cs_pattern_t cs_pattern_sp;
 
 static const cs_pattern_t *const all[] = {
+	&cs_pattern_dp,
+	&cs_pattern_zero1,
+	&cs_pattern_zero2,
+	&cs_pattern_zero3,
+	&cs_pattern_fsdp,
 	&cs_pattern_tp_col,
 	&cs_pattern_tp_mlp,
 	&cs_pattern_sp,
