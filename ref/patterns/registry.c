@@ -7,9 +7,13 @@
 #include "csref/pattern.h"
 
 extern const cs_pattern_t cs_pattern_tp_mlp;
+extern const cs_pattern_t cs_pattern_ulysses;
+extern const cs_pattern_t cs_pattern_ring;
 
 static const cs_pattern_t *const all[] = {
 	&cs_pattern_tp_mlp,
+	&cs_pattern_ulysses,
+	&cs_pattern_ring,
 };
 
 const cs_pattern_t *cs_pattern_at(size_t i)
