@@ -173,8 +173,9 @@ static int urank_make(const cs_pctx_t *x, int i, urank_t *u)
 	return 1;
 }
 
-/* Queue local rank i's exchange of one tensor: sequence-to-head
- * (to_heads) from send to u->in-like recv, or head-to-sequence. */
+/* Queue local rank i's exchange of one tensor, send to recv:
+ * sequence-to-head when to_heads, else head-to-sequence; an alltoall when
+ * P divides A (every block the same size), else an alltoallv. */
 static cs_status_t queue(const cs_pctx_t *x, int i, const urank_t *u,
 			 int to_heads, const void *send, void *recv,
 			 cs_pphase_t ph)
@@ -209,8 +210,9 @@ static cs_status_t queue_s2h(const cs_pctx_t *x, int i, urank_t *u, int t,
 	return queue(x, i, u, 1, u->send, u->in[t], ph);
 }
 
-/* Check rank u's received head shard of input t (or a local output
- * `got` of its heads against mirror tensor `full`). */
+/* Check `got`, rank u's heads over the whole sequence ([S, A_r, D]: a
+ * received input or a local output), against those heads of the mirror's
+ * full tensor. */
 static void check_heads(const cs_pctx_t *x, int i, urank_t *u,
 			const char *what, const void *got, const void *full)
 {
