@@ -119,7 +119,8 @@ cs_status_t cs_attn_block(cs_dtype_t d, size_t nq, size_t nk, size_t A,
 		for (size_t h = 0; h < A; h++) {
 			size_t qi = (i * A + h) * D;
 			block_row(d, f, sig, Q, qi, K, V, h * D, A * D,
-				  diag ? i + 1 : nk, D, o + qi, lse + i * A + h);
+				  diag ? i + 1 : nk, D, o + qi,
+				  lse + i * A + h);
 		}
 	return CS_OK;
 }

@@ -92,8 +92,8 @@ static void mirror(cs_dtype_t d, rrank_t *u)
 				  (const char *)u->kv +
 				      (size_t)src * 4 * CHUNK * w);
 		}
-		cs_attn_ring_finish(&u->ring,
-				    (char *)u->want + (size_t)q * 2 * CHUNK * w);
+		char *out = (char *)u->want + (size_t)q * 2 * CHUNK * w;
+		cs_attn_ring_finish(&u->ring, out);
 	}
 }
 

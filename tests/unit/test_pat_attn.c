@@ -46,7 +46,8 @@ static void gen(uint64_t seed, cs_dtype_t d, double scale, size_t n,
 		void *buf, double *dbl)
 {
 	for (size_t i = 0; i < n; i++) {
-		double x = (double)(mix(seed * 1000003u + i) >> 11) / 9007199254740992.0;
+		/* 53 random bits as a fraction in [0, 1) */
+		double x = ldexp((double)(mix(seed * 1000003u + i) >> 11), -53);
 		cs_pk_set(d, buf, i, (2 * x - 1) * scale);
 		dbl[i] = cs_pk_get(d, buf, i);
 	}
@@ -167,13 +168,14 @@ static double compare_row(const prob_t *p, const void *got, size_t k,
 	for (size_t h = 0; h < p->A; h++)
 		for (size_t l = 0; l < p->D; l++) {
 			ref_t r = ref_at(p, pos, h, l);
-			double g = cs_pk_get(p->d, got, (k * p->A + h) * p->D + l);
+			size_t at = (k * p->A + h) * p->D + l;
+			double g = cs_pk_get(p->d, got, at);
 			double b = bound(p->d, &r, p->D, pos + 1, nb);
 			double e = fabs(g - r.o);
 			if (!(e <= b))
-				print_error("%s pos %zu head %zu l %zu: got %.9g, "
-					    "exact %.9g, error %.3g > bound "
-					    "%.3g\n", cs_dtype_name(p->d),
+				print_error("%s pos %zu head %zu l %zu: got "
+					    "%.9g, exact %.9g, error %.3g > "
+					    "bound %.3g\n", cs_dtype_name(p->d),
 					    pos, h, l, g, r.o, e, b);
 			assert_true(e <= b);
 			worst = fmax(worst, e / b);
