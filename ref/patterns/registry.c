@@ -14,6 +14,8 @@ extern const cs_pattern_t cs_pattern_fsdp;
 extern const cs_pattern_t cs_pattern_tp_col;
 extern const cs_pattern_t cs_pattern_tp_mlp;
 extern const cs_pattern_t cs_pattern_sp;
+extern const cs_pattern_t cs_pattern_ulysses;
+extern const cs_pattern_t cs_pattern_ring;
 
 static const cs_pattern_t *const all[] = {
 	&cs_pattern_dp,
@@ -24,6 +26,8 @@ static const cs_pattern_t *const all[] = {
 	&cs_pattern_tp_col,
 	&cs_pattern_tp_mlp,
 	&cs_pattern_sp,
+	&cs_pattern_ulysses,
+	&cs_pattern_ring,
 };
 
 const cs_pattern_t *cs_pattern_at(size_t i)
