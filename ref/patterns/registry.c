@@ -7,9 +7,11 @@
 #include "csref/pattern.h"
 
 extern const cs_pattern_t cs_pattern_tp_mlp;
+extern const cs_pattern_t cs_pattern_pp;
 
 static const cs_pattern_t *const all[] = {
 	&cs_pattern_tp_mlp,
+	&cs_pattern_pp,
 };
 
 const cs_pattern_t *cs_pattern_at(size_t i)
