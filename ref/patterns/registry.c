@@ -7,10 +7,12 @@
 #include "csref/pattern.h"
 
 extern const cs_pattern_t cs_pattern_tp_mlp;
+extern const cs_pattern_t cs_pattern_moe;
 extern const cs_pattern_t cs_pattern_pp;
 
 static const cs_pattern_t *const all[] = {
 	&cs_pattern_tp_mlp,
+	&cs_pattern_moe,
 	&cs_pattern_pp,
 };
 
