@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "csref/catalog.h"
+#include "csref/pattern.h"
 
 /*
  * Router for tau tokens x [tau, H] with W_g [H, E]: logit_i = (x W_g)_i -
@@ -65,5 +66,57 @@ void cs_moe_expert(cs_dtype_t d, const void *x, size_t n, size_t H,
  * kept slot gets 0. */
 void cs_moe_combine(cs_dtype_t d, const void *y, const void *gate,
 		    const int *pos, size_t tau, size_t k, size_t H, void *out);
+
+/* ---- the pattern's instance (used by p_moe.c and its tests) ---------- */
+
+/* Section 5.9's defaults: tau tokens per rank, hidden H, expert width
+ * F_e, e experts per rank, top-k. */
+enum { CS_MOE_TAU = 8, CS_MOE_H = 4, CS_MOE_FE = 4, CS_MOE_EPR = 2,
+       CS_MOE_K = 2 };
+/* Input tensors as cs_pat_fill numbers them: tokens [tau, H] (q = the
+ * rank), W_g [H, E] (q = 0), W1 [H, F_e] and W2 [F_e, H] (q = expert). */
+enum { CS_MOE_T_X, CS_MOE_T_WG, CS_MOE_T_W1, CS_MOE_T_W2 };
+
+/* One variant of the pattern. */
+typedef struct cs_moe_cfg {
+	int pad;               /* mode pad, else a2av */
+	cs_moe_drop_t rule;
+	int64_t cf_num, cf_den; /* c_f exactly */
+	double zeta;           /* router skew */
+} cs_moe_cfg_t;
+
+/* Everything of one instance of P ranks, as every rank recomputes it. */
+typedef struct cs_moe_inst {
+	int P, E;
+	int64_t C;
+	char *x;        /* [P][tau H] each rank's tokens */
+	char *wg;       /* [H, E] */
+	char *w1, *w2;  /* [E][H F_e], [E][F_e H] */
+	char *logits, *prob; /* scratch [tau, E] */
+	char *gate;     /* [P][tau k] */
+	int *expert, *pos;       /* [P][tau k] */
+	int64_t *kept, *routed;  /* [P][E] */
+	char *ys;       /* [P][tau k H] each kept slot's expert output */
+	char *out;      /* [P][tau H] each token's output */
+	char *hid;      /* scratch [C + 1, F_e] */
+} cs_moe_inst_t;
+
+/* C = ceil(c_f k tau / E) for E = e P (cs_pat_moe_capacity). */
+cs_status_t cs_moe_capacity(const cs_moe_cfg_t *cf, int P, int64_t *C);
+
+/*
+ * Instance inst of P ranks under variant cf, dtype x->dtype, inputs from
+ * cs_pat_fill(x, ...): every rank's routing and drop (and, when experts,
+ * every kept slot's expert output, one row at a time, and every token's
+ * output), in one allocation *arena that the caller frees. CS_OK,
+ * CS_ERR_NOMEM, or cs_moe_capacity's error.
+ */
+cs_status_t cs_moe_inst_make(const cs_pctx_t *x, const cs_moe_cfg_t *cf,
+			     int inst, int P, int experts, cs_moe_inst_t *in,
+			     char **arena);
+
+/* m[s][dst]: the kept assignments of rank s's tokens to rank dst's
+ * experts. */
+int64_t cs_moe_m(const cs_moe_inst_t *in, int s, int dst);
 
 #endif /* CS_PATTERNS_MOE_H */

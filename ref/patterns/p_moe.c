@@ -20,8 +20,8 @@
 #include "csref/pkern.h"
 #include "moe.h"
 
-enum { TAU = 8, H = 4, FE = 4, EPR = 2, K = 2 }; /* e = EPR per rank */
-enum { T_X, T_WG, T_W1, T_W2 };                  /* input tensors */
+enum { TAU = CS_MOE_TAU, H = CS_MOE_H, FE = CS_MOE_FE, EPR = CS_MOE_EPR,
+       K = CS_MOE_K };
 
 /* ---- variants: mode x drop x c_f x zeta ------------------------------ */
 
@@ -37,43 +37,21 @@ static const char *const variants[] = {
 };
 enum { NVARIANTS = sizeof variants / sizeof variants[0] };
 
-typedef struct cfg {
-	int pad;            /* mode pad, else a2av */
-	cs_moe_drop_t rule;
-	int64_t cf_num, cf_den;
-	double zeta;
-} cfg_t;
-
 /* Variant v in the order of variants[]: zeta fastest, then c_f, drop,
  * mode. */
-static cfg_t cfg_of(int v)
+static cs_moe_cfg_t cfg_of(int v)
 {
 	static const double zetas[] = {0, 1, 4};
-	cfg_t c = {.pad = v / 12,
-		   .rule = (v / 6) % 2 ? CS_MOE_DROP_PROB : CS_MOE_DROP_POSITION,
+	cs_moe_cfg_t c = {.pad = v / 12,
+		   .rule = (v / 6) % 2 ? CS_MOE_DROP_PROB
+				       : CS_MOE_DROP_POSITION,
 		   .cf_num = (v / 3) % 2 ? 5 : 1,
 		   .cf_den = (v / 3) % 2 ? 4 : 1,
 		   .zeta = zetas[v % 3]};
 	return c;
 }
 
-/* ---- one instance's routing and mirror ------------------------------- */
-
-/* Everything of one instance of P ranks, as every rank recomputes it. */
-typedef struct inst {
-	int P, E;
-	int64_t C;
-	char *x;        /* [P][TAU H] each rank's tokens */
-	char *wg;       /* [H, E] */
-	char *w1, *w2;  /* [E][H FE], [E][FE H] */
-	char *logits, *prob; /* scratch [TAU, E] */
-	char *gate;     /* [P][TAU K] */
-	int *expert, *pos;       /* [P][TAU K] */
-	int64_t *kept, *routed;  /* [P][E] */
-	char *ys;       /* [P][TAU K H] each kept slot's expert output */
-	char *out;      /* [P][TAU H] each token's output */
-	char *hid;      /* scratch [C, FE] */
-} inst_t;
+/* ---- the distributed run --------------------------------------------- */
 
 /* Carve `bytes` at *off of base (base NULL: only count). */
 static void *take(char *base, size_t *off, size_t bytes)
@@ -83,116 +61,10 @@ static void *take(char *base, size_t *off, size_t bytes)
 	return r;
 }
 
-/* Lay out an instance's arrays in base; returns the bytes they need. */
-static size_t inst_lay(inst_t *in, char *base, size_t w)
-{
-	size_t o = 0, P = (size_t)in->P, E = (size_t)in->E;
-	size_t C = (size_t)in->C;
-	in->x = take(base, &o, P * TAU * H * w);
-	in->wg = take(base, &o, (size_t)H * E * w);
-	in->w1 = take(base, &o, E * H * FE * w);
-	in->w2 = take(base, &o, E * FE * H * w);
-	in->logits = take(base, &o, TAU * E * w);
-	in->prob = take(base, &o, TAU * E * w);
-	in->gate = take(base, &o, P * TAU * K * w);
-	in->expert = take(base, &o, P * TAU * K * sizeof(int));
-	in->pos = take(base, &o, P * TAU * K * sizeof(int));
-	in->kept = take(base, &o, P * E * sizeof(int64_t));
-	in->routed = take(base, &o, P * E * sizeof(int64_t));
-	in->ys = take(base, &o, P * TAU * K * H * w);
-	in->out = take(base, &o, P * TAU * H * w);
-	in->hid = take(base, &o, (C + 1) * FE * w);
-	return o;
-}
-
-/* The routing of every rank of instance inst: tokens, router, drop. */
-static void inst_route(const cs_pctx_t *x, const cfg_t *cf, int inst,
-		       inst_t *in)
-{
-	cs_dtype_t d = x->dtype;
-	size_t w = cs_dtype_size(d), E = (size_t)in->E;
-	cs_pat_fill(x, inst, T_WG, 0, in->wg, (size_t)H * E);
-	for (int s = 0; s < in->P; s++) {
-		size_t a = (size_t)s * TAU * K;
-		cs_pat_fill(x, inst, T_X, s, in->x + (size_t)s * TAU * H * w,
-			    (size_t)TAU * H);
-		cs_moe_route(d, in->x + (size_t)s * TAU * H * w, in->wg, TAU,
-			     H, E, cf->zeta, K, in->logits, in->prob,
-			     in->expert + a, in->gate + a * w);
-		cs_moe_drop(d, in->expert + a, in->gate + a * w, TAU, K, E,
-			    in->C, cf->rule, in->pos + a,
-			    in->kept + (size_t)s * E,
-			    in->routed + (size_t)s * E);
-	}
-}
-
-/* The mirror's expert outputs, one kept slot at a time, and outputs. */
-static void inst_experts(const cs_pctx_t *x, int inst, inst_t *in)
-{
-	cs_dtype_t d = x->dtype;
-	size_t w = cs_dtype_size(d), hf = (size_t)H * FE * w;
-	for (int i = 0; i < in->E; i++) {
-		cs_pat_fill(x, inst, T_W1, i, in->w1 + (size_t)i * hf, H * FE);
-		cs_pat_fill(x, inst, T_W2, i, in->w2 + (size_t)i * hf, FE * H);
-	}
-	for (size_t a = 0; a < (size_t)in->P * TAU * K; a++) {
-		size_t s = a / (TAU * K), t = (a / K) % TAU;
-		size_t i = (size_t)in->expert[a];
-		if (in->pos[a] < 0)
-			continue;
-		cs_moe_expert(d, in->x + (s * TAU + t) * H * w, 1, H, FE,
-			      in->w1 + i * hf, in->w2 + i * hf, in->hid,
-			      in->ys + a * H * w);
-	}
-	for (int s = 0; s < in->P; s++)
-		cs_moe_combine(d, in->ys + (size_t)s * TAU * K * H * w,
-			       in->gate + (size_t)s * TAU * K * w,
-			       in->pos + (size_t)s * TAU * K, TAU, K, H,
-			       in->out + (size_t)s * TAU * H * w);
-}
-
-/* Kept assignments of rank s's tokens to rank dst's experts: m[s][dst]. */
-static int64_t m_of(const inst_t *in, int s, int dst)
-{
-	int64_t m = 0;
-	for (int le = 0; le < EPR; le++)
-		m += in->kept[(size_t)s * in->E + (size_t)dst * EPR + le];
-	return m;
-}
-
-static cs_status_t capacity(const cfg_t *cf, int P, int64_t *C)
-{
-	return cs_pat_moe_capacity(cf->cf_num, cf->cf_den, K, TAU,
-				   (int64_t)EPR * P, C);
-}
-
-/* An instance's arrays in one allocation, routed and mirrored (experts
- * too when `experts`); *arena to free. */
-static cs_status_t inst_make(const cs_pctx_t *x, int inst, int P,
-			     int experts, inst_t *in, char **arena)
-{
-	cfg_t cf = cfg_of(x->variant);
-	size_t w = cs_dtype_size(x->dtype);
-	memset(in, 0, sizeof *in);
-	in->P = P, in->E = EPR * P;
-	cs_status_t st = capacity(&cf, P, &in->C);
-	if (st != CS_OK)
-		return st;
-	*arena = calloc(1, inst_lay(in, NULL, w));
-	if (!*arena)
-		return cs_error(CS_ERR_NOMEM, "moe: instance");
-	inst_lay(in, *arena, w);
-	inst_route(x, &cf, inst, in);
-	if (experts)
-		inst_experts(x, inst, in);
-	return CS_OK;
-}
-
-/* ---- the distributed run --------------------------------------------- */
 
 /* One local rank: its instance's mirror and its call buffers. */
 typedef struct rank {
-	inst_t in;
+	cs_moe_inst_t in;
 	int r;
 	int64_t *csend, *crecv;  /* [P e] kept counts (a2av) */
 	char *dsend, *drecv;     /* [P e C H] dispatch */
@@ -210,8 +82,9 @@ static cs_status_t rank_make(const cs_pctx_t *x, int i, rank_t *rk)
 	int P = x->rank[i].P;
 	memset(rk, 0, sizeof *rk);
 	rk->r = x->rank[i].r;
-	cs_status_t st = inst_make(x, x->rank[i].inst, P, 1, &rk->in,
-				   &rk->arena);
+	cs_moe_cfg_t cf = cfg_of(x->variant);
+	cs_status_t st = cs_moe_inst_make(x, &cf, x->rank[i].inst, P, 1,
+					  &rk->in, &rk->arena);
 	if (st != CS_OK)
 		return st;
 	size_t rows = (size_t)P * EPR * (size_t)rk->in.C * H * w + 16;
@@ -234,7 +107,7 @@ static cs_status_t rank_make(const cs_pctx_t *x, int i, rank_t *rk)
 }
 
 /* The slot of rank s whose expert i keeps it at place p. */
-static size_t slot_of(const inst_t *in, int s, int i, int p)
+static size_t slot_of(const cs_moe_inst_t *in, int s, int i, int p)
 {
 	size_t a0 = (size_t)s * TAU * K;
 	for (size_t a = a0; a < a0 + TAU * K; a++)
@@ -263,7 +136,7 @@ static size_t block_rows(const rank_t *rk, int pad, int64_t kept)
  * receives its own tokens' expert outputs from q. */
 static void want_rows(cs_dtype_t d, const rank_t *rk, int pad, int combine)
 {
-	const inst_t *in = &rk->in;
+	const cs_moe_inst_t *in = &rk->in;
 	size_t w = cs_dtype_size(d), hw = (size_t)H * w, o = 0;
 	memset(rk->want, 0, (size_t)in->P * EPR * (size_t)in->C * hw);
 	for (int q = 0; q < in->P; q++)
@@ -272,11 +145,13 @@ static void want_rows(cs_dtype_t d, const rank_t *rk, int pad, int combine)
 			int i = (combine ? q : rk->r) * EPR + le;
 			int64_t n = in->kept[(size_t)src * in->E + i];
 			for (int p = 0; p < n; p++) {
-				size_t a = slot_of(in, src, i, p), t = a % (TAU * K) / K;
+				size_t a = slot_of(in, src, i, p);
+				size_t t = a % (TAU * K) / K;
 				const char *row = combine
 				    ? in->ys + a * hw
 				    : in->x + ((size_t)src * TAU + t) * hw;
-				memcpy(rk->want + (o + (size_t)p) * hw, row, hw);
+				memcpy(rk->want + (o + (size_t)p) * hw, row,
+				       hw);
 			}
 			o += pad ? (size_t)in->C : (size_t)n;
 		}
@@ -308,7 +183,7 @@ static void dispatch_counts(rank_t *rk, int pad)
  * buffer): the peer's displacement, earlier experts' blocks, its place. */
 static size_t slot_row(const rank_t *rk, int pad, size_t a)
 {
-	const inst_t *in = &rk->in;
+	const cs_moe_inst_t *in = &rk->in;
 	int i = in->expert[a], q = i / EPR;
 	size_t row = rk->dc[(size_t)in->P + (size_t)q] / H;
 	for (int le = 0; le < i % EPR; le++)
@@ -320,20 +195,19 @@ static size_t slot_row(const rank_t *rk, int pad, size_t a)
 /* Rank r's kept token rows into the dispatch send buffer. */
 static void pack(cs_dtype_t d, rank_t *rk, int pad)
 {
-	const inst_t *in = &rk->in;
+	const cs_moe_inst_t *in = &rk->in;
 	size_t hw = (size_t)H * cs_dtype_size(d), a0 = (size_t)rk->r * TAU * K;
 	for (size_t a = a0; a < a0 + TAU * K; a++)
 		if (in->pos[a] >= 0)
 			memcpy(rk->dsend + slot_row(rk, pad, a) * hw,
-			       in->x + ((size_t)rk->r * TAU + (a - a0) / K) * hw,
-			       hw);
+			       in->x + (a / K) * hw, hw);
 }
 
 /* The experts of rank r on the rows it received, block by block, into
  * the combine send buffer at the same places. */
 static void run_experts(cs_dtype_t d, rank_t *rk, int pad)
 {
-	const inst_t *in = &rk->in;
+	const cs_moe_inst_t *in = &rk->in;
 	size_t w = cs_dtype_size(d), hw = (size_t)H * w,
 	       hf = (size_t)H * FE * w, row = 0;
 	for (int q = 0; q < in->P; q++)
@@ -352,7 +226,7 @@ static void run_experts(cs_dtype_t d, rank_t *rk, int pad)
  * then its tokens' outputs. */
 static void unpack(cs_dtype_t d, rank_t *rk, int pad)
 {
-	const inst_t *in = &rk->in;
+	const cs_moe_inst_t *in = &rk->in;
 	size_t hw = (size_t)H * cs_dtype_size(d), a0 = (size_t)rk->r * TAU * K;
 	for (size_t a = a0; a < a0 + TAU * K; a++)
 		if (in->pos[a] >= 0)
@@ -382,10 +256,10 @@ static cs_status_t queue(const cs_pctx_t *x, int i, cs_dtype_t d,
 /* The numbers of section 5.9's Reported paragraph, into chk->info. */
 static void report(const rank_t *rk, int pad, cs_pcheck_t *k)
 {
-	const inst_t *in = &rk->in;
+	const cs_moe_inst_t *in = &rk->in;
 	int64_t in_r = 0, kept = 0, nmax = 0;
 	for (int q = 0; q < in->P; q++)
-		in_r += m_of(in, q, rk->r);
+		in_r += cs_moe_m(in, q, rk->r);
 	for (int i = 0; i < in->E; i++) {
 		int64_t n = 0;
 		for (int s = 0; s < in->P; s++) {
@@ -397,7 +271,8 @@ static void report(const rank_t *rk, int pad, cs_pcheck_t *k)
 	double all = (double)K * TAU * in->P;
 	int len = snprintf(k->info, sizeof k->info, "in=%lld imb=%.2f "
 			   "drop=%.3f", (long long)in_r,
-			   (double)nmax / (all / in->E), 1 - (double)kept / all);
+			   (double)nmax / (all / in->E),
+			   1 - (double)kept / all);
 	if (pad && len > 0 && (size_t)len < sizeof k->info)
 		snprintf(k->info + len, sizeof k->info - (size_t)len,
 			 " pad=%.3f", 1 - (double)kept /
@@ -407,7 +282,7 @@ static void report(const rank_t *rk, int pad, cs_pcheck_t *k)
 /* a2av's first call: rank r's kept count per (peer, peer's expert). */
 static cs_status_t counts_call(const cs_pctx_t *x, int i, rank_t *rk)
 {
-	const inst_t *in = &rk->in;
+	const cs_moe_inst_t *in = &rk->in;
 	for (size_t j = 0; j < (size_t)in->E; j++)
 		rk->csend[j] = in->kept[(size_t)rk->r * in->E + j];
 	return queue(x, i, CS_DTYPE_INT64, rk->csend, rk->crecv, EPR, NULL);
@@ -416,7 +291,7 @@ static cs_status_t counts_call(const cs_pctx_t *x, int i, rank_t *rk)
 /* The counts rank r received: kept[q][r e + le] from each peer q. */
 static void counts_check(rank_t *rk, cs_pcheck_t *k)
 {
-	const inst_t *in = &rk->in;
+	const cs_moe_inst_t *in = &rk->in;
 	int64_t *want = (int64_t *)(void *)rk->want;
 	for (int q = 0; q < in->P; q++)
 		for (int le = 0; le < EPR; le++)
@@ -433,8 +308,8 @@ static size_t call_elems(const rank_t *rk, int pad, int combine)
 	size_t rows = 0;
 	for (int q = 0; q < rk->in.P; q++)
 		rows += pad ? (size_t)EPR * (size_t)rk->in.C
-			    : (size_t)(combine ? m_of(&rk->in, rk->r, q)
-					       : m_of(&rk->in, q, rk->r));
+			    : (size_t)(combine ? cs_moe_m(&rk->in, rk->r, q)
+					       : cs_moe_m(&rk->in, q, rk->r));
 	return rows * H;
 }
 
@@ -472,7 +347,8 @@ static cs_status_t run(const cs_pctx_t *x)
 	for (int i = 0; i < L; i++) {
 		want_rows(d, &rk[i], pad, 0);
 		cs_pchk_bits(&x->chk[i], "dispatch rows received", d,
-			     rk[i].drecv, rk[i].want, call_elems(&rk[i], pad, 0));
+			     rk[i].drecv, rk[i].want,
+			     call_elems(&rk[i], pad, 0));
 		run_experts(d, &rk[i], pad);
 	}
 	/* combine */
@@ -484,7 +360,8 @@ static cs_status_t run(const cs_pctx_t *x)
 	for (int i = 0; i < L; i++) {
 		want_rows(d, &rk[i], pad, 1);
 		cs_pchk_bits(&x->chk[i], "combine rows received", d,
-			     rk[i].brecv, rk[i].want, call_elems(&rk[i], pad, 1));
+			     rk[i].brecv, rk[i].want,
+			     call_elems(&rk[i], pad, 1));
 		unpack(d, &rk[i], pad);
 		cs_pchk_bits(&x->chk[i], "token outputs", d, rk[i].out,
 			     rk[i].in.out + (size_t)rk[i].r * TAU * H * w,
@@ -505,12 +382,12 @@ static cs_status_t volume(const cs_pattern_t *pat, int v, cs_dtype_t d,
 			  int64_t *bytes)
 {
 	cs_prank_t pr;
-	cfg_t cf = cfg_of(v);
+	cs_moe_cfg_t cf = cfg_of(v);
 	int w = (int)cs_dtype_size(d);
 	int64_t C;
 	cs_status_t st = cs_pattern_rank(pat, grid, g, &pr);
 	if (st == CS_OK)
-		st = capacity(&cf, pr.P, &C);
+		st = cs_moe_capacity(&cf, pr.P, &C);
 	if (st != CS_OK)
 		return st;
 	if (cf.pad)
@@ -518,14 +395,15 @@ static cs_status_t volume(const cs_pattern_t *pat, int v, cs_dtype_t d,
 	/* a2av: out_r and in_r from the routing, recomputed from the seed */
 	cs_pctx_t x = {.pat = pat, .variant = v, .dtype = d, .seed = seed,
 		       .grid = grid};
-	inst_t in;
+	cs_moe_inst_t in;
 	char *arena;
-	if ((st = inst_make(&x, pr.inst, pr.P, 0, &in, &arena)) != CS_OK)
+	st = cs_moe_inst_make(&x, &cf, pr.inst, pr.P, 0, &in, &arena);
+	if (st != CS_OK)
 		return st;
 	int64_t out_r = 0, in_r = 0;
 	for (int q = 0; q < pr.P; q++) {
-		out_r += m_of(&in, pr.r, q);
-		in_r += m_of(&in, q, pr.r);
+		out_r += cs_moe_m(&in, pr.r, q);
+		in_r += cs_moe_m(&in, q, pr.r);
 	}
 	free(arena);
 	return cs_pat_bytes_moe_a2av(pr.P, EPR, out_r, in_r, H, w, bytes);

@@ -63,7 +63,8 @@ cs_status_t cs_pp_chain(const cs_pctx_t *x, int inst, int P, void *act,
 	cs_pat_fill(x, inst, CS_PP_T_X, 0, a, (size_t)ROWS * H);
 	for (int s = 0; s < P; s++) {
 		cs_pat_fill(x, inst, CS_PP_T_W, s, W, (size_t)H * H);
-		stage_fwd(d, W, a + (size_t)s * n, ROWS, a + (size_t)(s + 1) * n);
+		stage_fwd(d, W, a + (size_t)s * n, ROWS,
+			  a + (size_t)(s + 1) * n);
 	}
 	cs_pat_fill(x, inst, CS_PP_T_C, 0, g + (size_t)P * n, (size_t)ROWS * H);
 	for (int s = P - 1; s >= 0; s--) {
@@ -81,7 +82,8 @@ cs_status_t cs_pp_chain(const cs_pctx_t *x, int inst, int P, void *act,
 
 typedef struct stage {
 	int s, P;
-	char *W, *xin, *y, *gin, *dpre, *dx, *dw; /* [H,H], [ROWS,H] x5, [H,H] */
+	char *W, *dw;      /* [H, H] */
+	char *xin, *y, *gin, *dpre, *dx; /* [M b, H] */
 	char *recv;        /* [2 b H]: from s-1, then from s+1 */
 	size_t *cnt;       /* sendcounts, sdispls, recvcounts, rdispls [P] */
 	char *act, *grad, *cdw; /* the chain of its instance */
