@@ -61,7 +61,6 @@ static void *take(char *base, size_t *off, size_t bytes)
 	return r;
 }
 
-
 /* One local rank: its instance's mirror and its call buffers. */
 typedef struct rank {
 	cs_moe_inst_t in;
