@@ -234,11 +234,12 @@ static cs_status_t run_ticks(const cs_pctx_t *x, stage_t *st,
 	for (int t = 0; t < nt; t++) {
 		for (int i = 0; i < L; i++) {
 			cs_pcall_t c;
+			cs_status_t qs = CS_OK;
 			tick_call(x->dtype, &st[i], tick, t, &c);
-			cs_status_t s2;
-			if (P > 1 && (s2 = cs_pport_call(x->port, i, &c)) !=
-					 CS_OK)
-				return s2;
+			if (P > 1)
+				qs = cs_pport_call(x->port, i, &c);
+			if (qs != CS_OK)
+				return qs;
 		}
 		if (P == 1)
 			continue;

@@ -58,11 +58,6 @@ static void test_moe_imbalance_grows_with_skew(void **state)
 
 /* ---- moe: top-k, dropping, combine by hand --------------------------- */
 
-static void set_f32(float *dst, const float *src, size_t n)
-{
-	memcpy(dst, src, n * sizeof *dst);
-}
-
 static void test_moe_topk_ties_to_lower_index(void **state)
 {
 	(void)state;
@@ -92,9 +87,7 @@ static void test_moe_drop_by_hand(void **state)
 {
 	(void)state;
 	const int expert[6] = {0, 1, 1, 0, 0, 1};
-	float gate[6];
-	set_f32(gate, (const float[]){0.5f, 0.5f, 0.875f, 0.125f, 0.75f,
-				      0.25f}, 6);
+	const float gate[6] = {0.5f, 0.5f, 0.875f, 0.125f, 0.75f, 0.25f};
 	int pos[6];
 	int64_t kept[2], routed[2];
 	cs_moe_drop(CS_DTYPE_FLOAT32, expert, gate, 3, 2, 2, 1,
