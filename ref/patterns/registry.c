@@ -16,6 +16,8 @@ extern const cs_pattern_t cs_pattern_tp_mlp;
 extern const cs_pattern_t cs_pattern_sp;
 extern const cs_pattern_t cs_pattern_ulysses;
 extern const cs_pattern_t cs_pattern_ring;
+extern const cs_pattern_t cs_pattern_moe;
+extern const cs_pattern_t cs_pattern_pp;
 
 static const cs_pattern_t *const all[] = {
 	&cs_pattern_dp,
@@ -28,6 +30,8 @@ static const cs_pattern_t *const all[] = {
 	&cs_pattern_sp,
 	&cs_pattern_ulysses,
 	&cs_pattern_ring,
+	&cs_pattern_moe,
+	&cs_pattern_pp,
 };
 
 const cs_pattern_t *cs_pattern_at(size_t i)
