@@ -28,7 +28,10 @@ typedef struct qcall {
 	void *send;     /* the send data's copy */
 	size_t *counts; /* alltoallv: sendcounts, sdispls, recvcounts,
 			   rdispls (P each) */
-	size_t se, re;  /* send and receive elements */
+	size_t se, re;  /* send and receive elements (spec 3.1: alltoallv's
+			   are the sums of its counts) */
+	size_t sext, rext; /* the buffers' extents in elements (alltoallv:
+			      the largest displacement + count) */
 } qcall_t;
 
 /* One rank's staged buffers: [guard | data | guard], host and device. */
@@ -69,6 +72,25 @@ static int grow_queue(cs_patport_t *p)
 	return 1;
 }
 
+/* alltoallv: the extents of its buffers, max over q of displacement +
+ * count, into q->sext and q->rext. 0 on overflow. */
+static int extents(qcall_t *q, int P)
+{
+	size_t s = 0, r = 0, e;
+	for (int k = 0; k < P; k++) {
+		if (__builtin_add_overflow(q->counts[P + k], q->counts[k], &e))
+			return 0;
+		s = e > s ? e : s;
+		if (__builtin_add_overflow(q->counts[3 * P + k],
+					   q->counts[2 * P + k], &e))
+			return 0;
+		r = e > r ? e : r;
+	}
+	q->sext = s;
+	q->rext = r;
+	return 1;
+}
+
 static cs_status_t port_call(cs_pport_t *pp, int i, const cs_pcall_t *c)
 {
 	cs_patport_t *p = pp->impl;
@@ -88,20 +110,27 @@ static cs_status_t port_call(cs_pport_t *pp, int i, const cs_pcall_t *c)
 	q->c = *c;
 	q->se = se;
 	q->re = re;
-	if (!(q->send = malloc(se * w + 1)))
-		return cs_error(CS_ERR_NOMEM, "pattern port: send copy");
-	memcpy(q->send, c->send, se * w);
 	if (c->coll == CS_COLL_ALLTOALLV) {
 		size_t b = (size_t)P * sizeof(size_t);
-		if (!(q->counts = malloc(4 * b))) {
-			free(q->send);
+		if (!(q->counts = malloc(4 * b)))
 			return cs_error(CS_ERR_NOMEM, "pattern port: counts");
-		}
 		memcpy(q->counts, c->sendcounts, b);
 		memcpy(q->counts + P, c->sdispls, b);
 		memcpy(q->counts + 2 * P, c->recvcounts, b);
 		memcpy(q->counts + 3 * P, c->rdispls, b);
 	}
+	q->sext = se;
+	q->rext = re;
+	if (c->coll == CS_COLL_ALLTOALLV && !extents(q, P)) {
+		free(q->counts);
+		return cs_error(CS_ERR_OVERFLOW, "pattern port: alltoallv "
+				"displacements overflow");
+	}
+	if (!(q->send = malloc(q->sext * w + 1))) {
+		free(q->counts);
+		return cs_error(CS_ERR_NOMEM, "pattern port: send copy");
+	}
+	memcpy(q->send, c->send, q->sext * w);
 	p->nq[i]++;
 	return CS_OK;
 }
@@ -148,8 +177,8 @@ static int stage(cs_patport_t *p, int i, const qcall_t *q)
 	stage_t *s = &p->st[i];
 	cs_dtype_t d = q->c.dtype;
 	size_t w = cs_dtype_size(d), G = CS_GUARD_BYTES;
-	s->sbytes = q->se * w;
-	s->rbytes = q->re * w;
+	s->sbytes = q->sext * w;
+	s->rbytes = q->rext * w;
 	s->sh = malloc(s->sbytes + 2 * G);
 	s->rh = malloc(s->rbytes + 2 * G);
 	if (!s->sh || !s->rh)
@@ -157,7 +186,7 @@ static int stage(cs_patport_t *p, int i, const qcall_t *q)
 	fill_guards(s->sh, s->sbytes);
 	fill_guards(s->rh, s->rbytes);
 	memcpy(s->sh + G, q->send, s->sbytes);
-	for (size_t e = 0; e < q->re; e++)
+	for (size_t e = 0; e < q->rext; e++)
 		cs_store(d, s->rh + G, e, cs_exec_canary_bits(d, e));
 	if (!cuda(p))
 		return 1;
@@ -301,6 +330,37 @@ static uint64_t fingerprint(const unsigned char *b, size_t n)
 	return h;
 }
 
+/* alltoallv: element e of the receive extent lies in a block. */
+static int in_block(const qcall_t *q, int P, size_t e)
+{
+	for (int b = 0; b < P; b++)
+		if (e >= q->counts[3 * P + b] &&
+		    e - q->counts[3 * P + b] < q->counts[2 * P + b])
+			return 1;
+	return 0;
+}
+
+/* alltoallv: the receive blocks copied to the pattern; the elements
+ * between them (no block) must still hold their canaries. */
+static void copy_blocks(cs_patport_t *p, int i, const qcall_t *q, int k)
+{
+	int P = p->rk[i].P;
+	cs_dtype_t d = q->c.dtype;
+	size_t w = cs_dtype_size(d);
+	const unsigned char *r = p->st[i].rh + CS_GUARD_BYTES;
+
+	for (size_t e = 0; e < q->rext; e++) {
+		if (in_block(q, P, e)) {
+			memcpy((char *)q->c.recv + e * w, r + e * w, w);
+		} else if (cs_load(d, r, e) != cs_exec_canary_bits(d, e)) {
+			cs_pchk_fail(&p->chk[i], "untouched", "alltoallv (call "
+				     "%d) wrote element %zu, between its "
+				     "receive blocks", k, e);
+			return;
+		}
+	}
+}
+
 /* Local rank i's call q: status, guards, send buffer; results copied to
  * the pattern. */
 static void check_one(cs_patport_t *p, int i, const qcall_t *q, int k)
@@ -335,7 +395,11 @@ static void check_one(cs_patport_t *p, int i, const qcall_t *q, int k)
 			     "send buffer", coll, k, ph);
 		return;
 	}
-	memcpy(q->c.recv, s->rh + G, s->rbytes);
+	if (q->c.coll != CS_COLL_ALLTOALLV) {
+		memcpy(q->c.recv, s->rh + G, s->rbytes);
+		return;
+	}
+	copy_blocks(p, i, q, k);
 }
 
 /* Allreduce: every group rank's result bit-identical to group rank 0's. */

@@ -192,6 +192,10 @@ static void profile_add(cs_report_t *r, const cs_result_t *res)
 	char buf[sizeof res->info], *tok, *save = NULL;
 	int i;
 
+	/* a pattern case's info is what the pattern measured (MoE's token
+	 * counts), not an implementation-defined behaviour */
+	if (res->hc.pattern)
+		return;
 	snprintf(buf, sizeof buf, "%s", res->info);
 	for (tok = strtok_r(buf, " ", &save); tok;
 	     tok = strtok_r(NULL, " ", &save)) {
