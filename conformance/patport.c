@@ -17,45 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "csgpu/device.h"
-#include "csref/arith.h"
-#include "csref/gen.h"
-#include "exec.h"
-#include "patcase.h"
-
-typedef struct qcall {
-	cs_pcall_t c;
-	void *send;     /* the send data's copy */
-	size_t *counts; /* alltoallv: sendcounts, sdispls, recvcounts,
-			   rdispls (P each) */
-	size_t se, re;  /* send and receive elements (spec 3.1: alltoallv's
-			   are the sums of its counts) */
-	size_t sext, rext; /* the buffers' extents in elements (alltoallv:
-			      the largest displacement + count) */
-} qcall_t;
-
-/* One rank's staged buffers: [guard | data | guard], host and device. */
-typedef struct stage {
-	unsigned char *sh, *rh; /* host */
-	void *sd, *rd;          /* device (CUDA backends), else NULL */
-	size_t sbytes, rbytes;  /* data bytes */
-} stage_t;
-
-struct cs_patport {
-	cs_pport_t port;
-	cs_worker_t *w;
-	const struct cs_wvar *var;
-	const cs_prank_t *rk;
-	cs_pcheck_t *chk;
-	int n;
-	qcall_t **q;
-	int *nq, cap;
-	cs_patrec_t **rec;
-	size_t *nrec, *reccap;
-	stage_t *st;
-	int *rc;
-	uint64_t *fp; /* identity: n * world fingerprints */
-};
+#include "patport_impl.h"
 
 /* ---- queueing ----------------------------------------------------------- */
 
@@ -135,81 +97,6 @@ static cs_status_t port_call(cs_pport_t *pp, int i, const cs_pcall_t *c)
 	return CS_OK;
 }
 
-/* ---- staging ------------------------------------------------------------ */
-
-static int cuda(const cs_patport_t *p)
-{
-	return p->w->b->mem_kind == CS_MEM_CUDA;
-}
-
-static void fill_guards(unsigned char *h, size_t bytes)
-{
-	for (size_t k = 0; k < CS_GUARD_BYTES; k++) {
-		h[k] = cs_exec_guard_byte(k, 0);
-		h[CS_GUARD_BYTES + bytes + k] = cs_exec_guard_byte(k, 1);
-	}
-}
-
-static int guards_ok(const unsigned char *h, size_t bytes)
-{
-	for (size_t k = 0; k < CS_GUARD_BYTES; k++)
-		if (h[k] != cs_exec_guard_byte(k, 0) ||
-		    h[CS_GUARD_BYTES + bytes + k] != cs_exec_guard_byte(k, 1))
-			return 0;
-	return 1;
-}
-
-static void stage_free(cs_patport_t *p, int i)
-{
-	stage_t *s = &p->st[i];
-	if (s->sd)
-		cs_dev_free(p->w->dev[i], s->sd);
-	if (s->rd)
-		cs_dev_free(p->w->dev[i], s->rd);
-	free(s->sh);
-	free(s->rh);
-	memset(s, 0, sizeof *s);
-}
-
-/* Local rank i's buffers for call q. 1 when staged. */
-static int stage(cs_patport_t *p, int i, const qcall_t *q)
-{
-	stage_t *s = &p->st[i];
-	cs_dtype_t d = q->c.dtype;
-	size_t w = cs_dtype_size(d), G = CS_GUARD_BYTES;
-	s->sbytes = q->sext * w;
-	s->rbytes = q->rext * w;
-	s->sh = malloc(s->sbytes + 2 * G);
-	s->rh = malloc(s->rbytes + 2 * G);
-	if (!s->sh || !s->rh)
-		return 0;
-	fill_guards(s->sh, s->sbytes);
-	fill_guards(s->rh, s->rbytes);
-	memcpy(s->sh + G, q->send, s->sbytes);
-	for (size_t e = 0; e < q->rext; e++)
-		cs_store(d, s->rh + G, e, cs_exec_canary_bits(d, e));
-	if (!cuda(p))
-		return 1;
-	int dev = p->w->dev[i];
-	return cs_dev_alloc(dev, s->sbytes + 2 * G, &s->sd) == CS_OK &&
-	       cs_dev_alloc(dev, s->rbytes + 2 * G, &s->rd) == CS_OK &&
-	       cs_dev_put(dev, s->sd, s->sh, s->sbytes + 2 * G) == CS_OK &&
-	       cs_dev_put(dev, s->rd, s->rh, s->rbytes + 2 * G) == CS_OK;
-}
-
-/* The pointers the backend gets. */
-static const void *sendp(const cs_patport_t *p, int i)
-{
-	const stage_t *s = &p->st[i];
-	return (const unsigned char *)(s->sd ? s->sd : s->sh) + CS_GUARD_BYTES;
-}
-
-static void *recvp(const cs_patport_t *p, int i)
-{
-	const stage_t *s = &p->st[i];
-	return (unsigned char *)(s->rd ? s->rd : s->rh) + CS_GUARD_BYTES;
-}
-
 /* ---- the call ------------------------------------------------------------ */
 
 /* Whether the backend takes call q: 1, or 0 with the reason. */
@@ -267,8 +154,8 @@ static int issue(cs_patport_t *p, int i, const qcall_t *q)
 	static const uint64_t scalar = 0;
 	cs_bcomm_t comm = p->var->comm[i];
 	void *stream = p->w->stream ? p->w->stream[i] : NULL;
-	const void *s = sendp(p, i);
-	void *r = recvp(p, i);
+	const void *s = cs_patport_sendp(p, i);
+	void *r = cs_patport_recvp(p, i);
 	const cs_pcall_t *c = &q->c;
 	int P = p->rk[i].P;
 
@@ -318,111 +205,6 @@ static void make_calls(cs_patport_t *p, int k)
 			p->rc[i] = b->synchronize(p->var->comm[i],
 						  p->w->stream ? p->w->stream[i]
 							       : NULL);
-}
-
-/* ---- checks after the call ------------------------------------------------ */
-
-static uint64_t fingerprint(const unsigned char *b, size_t n)
-{
-	uint64_t h = 0x6964656e74ull ^ n;
-	for (size_t k = 0; k < n; k++)
-		h = cs_mix64(h ^ b[k]);
-	return h;
-}
-
-/* alltoallv: element e of the receive extent lies in a block. */
-static int in_block(const qcall_t *q, int P, size_t e)
-{
-	for (int b = 0; b < P; b++)
-		if (e >= q->counts[3 * P + b] &&
-		    e - q->counts[3 * P + b] < q->counts[2 * P + b])
-			return 1;
-	return 0;
-}
-
-/* alltoallv: the receive blocks copied to the pattern; the elements
- * between them (no block) must still hold their canaries. */
-static void copy_blocks(cs_patport_t *p, int i, const qcall_t *q, int k)
-{
-	int P = p->rk[i].P;
-	cs_dtype_t d = q->c.dtype;
-	size_t w = cs_dtype_size(d);
-	const unsigned char *r = p->st[i].rh + CS_GUARD_BYTES;
-
-	for (size_t e = 0; e < q->rext; e++) {
-		if (in_block(q, P, e)) {
-			memcpy((char *)q->c.recv + e * w, r + e * w, w);
-		} else if (cs_load(d, r, e) != cs_exec_canary_bits(d, e)) {
-			cs_pchk_fail(&p->chk[i], "untouched", "alltoallv (call "
-				     "%d) wrote element %zu, between its "
-				     "receive blocks", k, e);
-			return;
-		}
-	}
-}
-
-/* Local rank i's call q: status, guards, send buffer; results copied to
- * the pattern. */
-static void check_one(cs_patport_t *p, int i, const qcall_t *q, int k)
-{
-	stage_t *s = &p->st[i];
-	const cs_backend_t *b = p->w->b;
-	size_t G = CS_GUARD_BYTES;
-	cs_pcheck_t *chk = &p->chk[i];
-	const char *coll = cs_coll_name(q->c.coll);
-	const char *ph = cs_pphase_name(q->c.phase);
-
-	if (p->rc[i]) {
-		cs_pchk_fail(chk, "error", "%s (call %d, %s) failed: %s", coll,
-			     k, ph, b->error_string(p->var->comm[i], p->rc[i]));
-		return;
-	}
-	if (s->sd && (cs_dev_get(p->w->dev[i], s->sh, s->sd,
-				 s->sbytes + 2 * G) != CS_OK ||
-		      cs_dev_get(p->w->dev[i], s->rh, s->rd,
-				 s->rbytes + 2 * G) != CS_OK)) {
-		cs_pchk_fail(chk, "harness", "%s (call %d): copying the "
-			     "buffers back from the device failed", coll, k);
-		return;
-	}
-	if (!guards_ok(s->rh, s->rbytes) || !guards_ok(s->sh, s->sbytes)) {
-		cs_pchk_fail(chk, "guard", "%s (call %d, %s) wrote outside its "
-			     "buffers (guard bytes changed)", coll, k, ph);
-		return;
-	}
-	if (memcmp(s->sh + G, q->send, s->sbytes) != 0) {
-		cs_pchk_fail(chk, "sendbuf", "%s (call %d, %s) modified its "
-			     "send buffer", coll, k, ph);
-		return;
-	}
-	if (q->c.coll != CS_COLL_ALLTOALLV) {
-		memcpy(q->c.recv, s->rh + G, s->rbytes);
-		return;
-	}
-	copy_blocks(p, i, q, k);
-}
-
-/* Allreduce: every group rank's result bit-identical to group rank 0's. */
-static void check_identity(cs_patport_t *p, int k)
-{
-	cs_worker_t *w = p->w;
-	int W = w->g->world;
-	uint64_t *mine = p->fp + (size_t)p->n * (size_t)W;
-
-	for (int i = 0; i < p->n; i++)
-		mine[i] = fingerprint(p->st[i].rh + CS_GUARD_BYTES,
-				      p->st[i].rbytes);
-	w->g->ops->allgather(w->g, p->var->slot, mine, sizeof *mine, p->fp);
-	for (int i = 0; i < p->n; i++) {
-		const uint64_t *grp = p->fp + (size_t)i * (size_t)W;
-		for (int q = 1; q < p->rk[i].P; q++)
-			if (grp[q] != grp[0] && p->rk[i].r == q) {
-				cs_pchk_fail(&p->chk[i], "identity", "allreduce "
-					     "(call %d) gave group rank %d a "
-					     "result that differs from group "
-					     "rank 0's", k, q);
-			}
-	}
 }
 
 /* ---- the log ----------------------------------------------------------- */
@@ -480,7 +262,7 @@ static int run_one(cs_patport_t *p, int k)
 
 	for (int i = 0; i < p->n; i++) {
 		bad[i] = 0;
-		if (!log_call(p, i, &p->q[i][k]) || !stage(p, i, &p->q[i][k])) {
+		if (!log_call(p, i, &p->q[i][k]) || !cs_patport_stage(p, i, &p->q[i][k])) {
 			cs_pchk_fail(&p->chk[i], "harness", "pattern call %d: "
 				     "out of memory", k);
 			bad[i] = 1;
@@ -504,9 +286,9 @@ static int run_one(cs_patport_t *p, int k)
 	}
 	make_calls(p, k);
 	for (int i = 0; i < p->n; i++)
-		check_one(p, i, &p->q[i][k], k);
+		cs_patport_check_one(p, i, &p->q[i][k], k);
 	if (p->q[0][k].c.coll == CS_COLL_ALLREDUCE)
-		check_identity(p, k);
+		cs_patport_check_identity(p, k);
 	for (int i = 0; i < p->n; i++)
 		bad[i] = p->chk[i].failed;
 	return !anyone(p, bad);
@@ -544,7 +326,7 @@ static cs_status_t port_run(cs_pport_t *pp)
 	for (int k = 0; ok && k < nq; k++) {
 		ok = run_one(p, k);
 		for (int i = 0; i < p->n; i++)
-			stage_free(p, i);
+			cs_patport_stage_free(p, i);
 	}
 	drop_queue(p);
 	return ok ? CS_OK : CS_ERR_INVALID;
@@ -606,7 +388,7 @@ void cs_patport_free(cs_patport_t *p)
 		if (p->rec)
 			free(p->rec[i]);
 		if (p->st)
-			stage_free(p, i);
+			cs_patport_stage_free(p, i);
 	}
 	free(p->q);
 	free(p->nq);

@@ -1,0 +1,195 @@
+/*
+ * patport_buf.c - the pattern port's staged buffers (patport_impl.h): each
+ * call's send and receive ranges between guard bytes, the receive range
+ * filled with canaries, device copies for a CUDA backend; and the checks
+ * of what a call left in them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "csgpu/device.h"
+#include "csref/arith.h"
+#include "csref/gen.h"
+#include "exec.h"
+#include "patport_impl.h"
+
+/* ---- staging ------------------------------------------------------------ */
+
+static int cuda(const cs_patport_t *p)
+{
+	return p->w->b->mem_kind == CS_MEM_CUDA;
+}
+
+static void fill_guards(unsigned char *h, size_t bytes)
+{
+	for (size_t k = 0; k < CS_GUARD_BYTES; k++) {
+		h[k] = cs_exec_guard_byte(k, 0);
+		h[CS_GUARD_BYTES + bytes + k] = cs_exec_guard_byte(k, 1);
+	}
+}
+
+static int guards_ok(const unsigned char *h, size_t bytes)
+{
+	for (size_t k = 0; k < CS_GUARD_BYTES; k++)
+		if (h[k] != cs_exec_guard_byte(k, 0) ||
+		    h[CS_GUARD_BYTES + bytes + k] != cs_exec_guard_byte(k, 1))
+			return 0;
+	return 1;
+}
+
+void cs_patport_stage_free(cs_patport_t *p, int i)
+{
+	stage_t *s = &p->st[i];
+	if (s->sd)
+		cs_dev_free(p->w->dev[i], s->sd);
+	if (s->rd)
+		cs_dev_free(p->w->dev[i], s->rd);
+	free(s->sh);
+	free(s->rh);
+	memset(s, 0, sizeof *s);
+}
+
+/* Local rank i's buffers for call q. 1 when staged. */
+int cs_patport_stage(cs_patport_t *p, int i, const qcall_t *q)
+{
+	stage_t *s = &p->st[i];
+	cs_dtype_t d = q->c.dtype;
+	size_t w = cs_dtype_size(d), G = CS_GUARD_BYTES;
+	s->sbytes = q->sext * w;
+	s->rbytes = q->rext * w;
+	s->sh = malloc(s->sbytes + 2 * G);
+	s->rh = malloc(s->rbytes + 2 * G);
+	if (!s->sh || !s->rh)
+		return 0;
+	fill_guards(s->sh, s->sbytes);
+	fill_guards(s->rh, s->rbytes);
+	memcpy(s->sh + G, q->send, s->sbytes);
+	for (size_t e = 0; e < q->rext; e++)
+		cs_store(d, s->rh + G, e, cs_exec_canary_bits(d, e));
+	if (!cuda(p))
+		return 1;
+	int dev = p->w->dev[i];
+	return cs_dev_alloc(dev, s->sbytes + 2 * G, &s->sd) == CS_OK &&
+	       cs_dev_alloc(dev, s->rbytes + 2 * G, &s->rd) == CS_OK &&
+	       cs_dev_put(dev, s->sd, s->sh, s->sbytes + 2 * G) == CS_OK &&
+	       cs_dev_put(dev, s->rd, s->rh, s->rbytes + 2 * G) == CS_OK;
+}
+
+/* The pointers the backend gets. */
+const void *cs_patport_sendp(const cs_patport_t *p, int i)
+{
+	const stage_t *s = &p->st[i];
+	return (const unsigned char *)(s->sd ? s->sd : s->sh) + CS_GUARD_BYTES;
+}
+
+void *cs_patport_recvp(const cs_patport_t *p, int i)
+{
+	const stage_t *s = &p->st[i];
+	return (unsigned char *)(s->rd ? s->rd : s->rh) + CS_GUARD_BYTES;
+}
+
+/* ---- checks after the call ------------------------------------------------ */
+
+static uint64_t fingerprint(const unsigned char *b, size_t n)
+{
+	uint64_t h = 0x6964656e74ull ^ n;
+	for (size_t k = 0; k < n; k++)
+		h = cs_mix64(h ^ b[k]);
+	return h;
+}
+
+/* alltoallv: element e of the receive extent lies in a block. */
+static int in_block(const qcall_t *q, int P, size_t e)
+{
+	for (int b = 0; b < P; b++)
+		if (e >= q->counts[3 * P + b] &&
+		    e - q->counts[3 * P + b] < q->counts[2 * P + b])
+			return 1;
+	return 0;
+}
+
+/* alltoallv: the receive blocks copied to the pattern; the elements
+ * between them (no block) must still hold their canaries. */
+static void copy_blocks(cs_patport_t *p, int i, const qcall_t *q, int k)
+{
+	int P = p->rk[i].P;
+	cs_dtype_t d = q->c.dtype;
+	size_t w = cs_dtype_size(d);
+	const unsigned char *r = p->st[i].rh + CS_GUARD_BYTES;
+
+	for (size_t e = 0; e < q->rext; e++) {
+		if (in_block(q, P, e)) {
+			memcpy((char *)q->c.recv + e * w, r + e * w, w);
+		} else if (cs_load(d, r, e) != cs_exec_canary_bits(d, e)) {
+			cs_pchk_fail(&p->chk[i], "untouched", "alltoallv (call "
+				     "%d) wrote element %zu, between its "
+				     "receive blocks", k, e);
+			return;
+		}
+	}
+}
+
+/* Local rank i's call q: status, guards, send buffer; results copied to
+ * the pattern. */
+void cs_patport_check_one(cs_patport_t *p, int i, const qcall_t *q, int k)
+{
+	stage_t *s = &p->st[i];
+	const cs_backend_t *b = p->w->b;
+	size_t G = CS_GUARD_BYTES;
+	cs_pcheck_t *chk = &p->chk[i];
+	const char *coll = cs_coll_name(q->c.coll);
+	const char *ph = cs_pphase_name(q->c.phase);
+
+	if (p->rc[i]) {
+		cs_pchk_fail(chk, "error", "%s (call %d, %s) failed: %s", coll,
+			     k, ph, b->error_string(p->var->comm[i], p->rc[i]));
+		return;
+	}
+	if (s->sd && (cs_dev_get(p->w->dev[i], s->sh, s->sd,
+				 s->sbytes + 2 * G) != CS_OK ||
+		      cs_dev_get(p->w->dev[i], s->rh, s->rd,
+				 s->rbytes + 2 * G) != CS_OK)) {
+		cs_pchk_fail(chk, "harness", "%s (call %d): copying the "
+			     "buffers back from the device failed", coll, k);
+		return;
+	}
+	if (!guards_ok(s->rh, s->rbytes) || !guards_ok(s->sh, s->sbytes)) {
+		cs_pchk_fail(chk, "guard", "%s (call %d, %s) wrote outside its "
+			     "buffers (guard bytes changed)", coll, k, ph);
+		return;
+	}
+	if (memcmp(s->sh + G, q->send, s->sbytes) != 0) {
+		cs_pchk_fail(chk, "sendbuf", "%s (call %d, %s) modified its "
+			     "send buffer", coll, k, ph);
+		return;
+	}
+	if (q->c.coll != CS_COLL_ALLTOALLV) {
+		memcpy(q->c.recv, s->rh + G, s->rbytes);
+		return;
+	}
+	copy_blocks(p, i, q, k);
+}
+
+/* Allreduce: every group rank's result bit-identical to group rank 0's. */
+void cs_patport_check_identity(cs_patport_t *p, int k)
+{
+	cs_worker_t *w = p->w;
+	int W = w->g->world;
+	uint64_t *mine = p->fp + (size_t)p->n * (size_t)W;
+
+	for (int i = 0; i < p->n; i++)
+		mine[i] = fingerprint(p->st[i].rh + CS_GUARD_BYTES,
+				      p->st[i].rbytes);
+	w->g->ops->allgather(w->g, p->var->slot, mine, sizeof *mine, p->fp);
+	for (int i = 0; i < p->n; i++) {
+		const uint64_t *grp = p->fp + (size_t)i * (size_t)W;
+		for (int q = 1; q < p->rk[i].P; q++)
+			if (grp[q] != grp[0] && p->rk[i].r == q) {
+				cs_pchk_fail(&p->chk[i], "identity", "allreduce "
+					     "(call %d) gave group rank %d a "
+					     "result that differs from group "
+					     "rank 0's", k, q);
+			}
+	}
+}
+
