@@ -256,9 +256,21 @@ static cs_status_t queue(const cs_pctx_t *x, int i, cs_dtype_t d,
 static void report(const rank_t *rk, int pad, cs_pcheck_t *k)
 {
 	const cs_moe_inst_t *in = &rk->in;
-	int64_t in_r = 0, kept = 0, nmax = 0;
-	for (int q = 0; q < in->P; q++)
-		in_r += cs_moe_m(in, q, rk->r);
+	int64_t kept = 0, nmax = 0;
+	char ins[64];
+	size_t used = 0;
+	/* in_d of every rank d of the instance, while it fits (then "...") */
+	for (int d = 0; d < in->P; d++) {
+		int64_t in_d = 0;
+		for (int q = 0; q < in->P; q++)
+			in_d += cs_moe_m(in, q, d);
+		if (used + 24 >= sizeof ins) {
+			snprintf(ins + used, sizeof ins - used, ",...");
+			break;
+		}
+		used += (size_t)snprintf(ins + used, sizeof ins - used, "%s%lld",
+					 d ? "," : "", (long long)in_d);
+	}
 	for (int i = 0; i < in->E; i++) {
 		int64_t n = 0;
 		for (int s = 0; s < in->P; s++) {
@@ -268,8 +280,8 @@ static void report(const rank_t *rk, int pad, cs_pcheck_t *k)
 		nmax = n > nmax ? n : nmax;
 	}
 	double all = (double)K * TAU * in->P;
-	int len = snprintf(k->info, sizeof k->info, "in=%lld imb=%.2f "
-			   "drop=%.3f", (long long)in_r,
+	int len = snprintf(k->info, sizeof k->info, "in=%s imb=%.2f "
+			   "drop=%.3f", ins,
 			   (double)nmax / (all / in->E),
 			   1 - (double)kept / all);
 	if (pad && len > 0 && (size_t)len < sizeof k->info)

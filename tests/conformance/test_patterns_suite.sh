@@ -2,7 +2,8 @@
 # test_patterns_suite.sh COLLSPEC CHECK_COMMLOG BACKEND WORKDIR
 # The pattern suite (spec/patterns.md) on BACKEND: every pattern passes at
 # world sizes 1, 2, 4 and 8 on the default grids and at 8 on two grids of
-# other shapes (issue 10), and each run's --comm-log and report volumes
+# other shapes (issue 10), at 8 on dp8 (ranks whose ZeRO shard is empty),
+# and each run's --comm-log and report volumes
 # pass check_commlog (the closed-form volumes of spec section 5).
 set -u
 collspec=$1 check=$2 backend=$3 dir=$4
@@ -28,4 +29,6 @@ run() { # NAME collspec-args...
 run default --ranks 1,2,4,8
 run dp2tp2pp2 --ranks 8 --grid dp2,tp2,pp2
 run ep4dp2 --ranks 8 --grid ep4,dp2
+# ZeRO and FSDP with empty shards (17 parameters over 8 ranks)
+run dp8 --ranks 8 --grid dp8 --pattern dp,zero1,zero2,zero3,fsdp
 exit $status
