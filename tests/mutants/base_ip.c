@@ -189,10 +189,28 @@ static int split_rank(struct rec **m, int P, int me)
 	return k;
 }
 
+/* IP_PAT_SPLIT_WORLD: every new communicator joins its parent's team,
+ * with its rank there: every call on it goes to the parent's ranks (the
+ * world). */
+static void split_as_parent(struct rec **m, int P)
+{
+	int q;
+
+	for (q = 0; q < P; q++) {
+		m[q]->newc->team = m[q]->c->team;
+		m[q]->newc->team->refs++;
+		m[q]->newc->rank = m[q]->c->rank;
+	}
+}
+
 static int run_split(struct rec **m, int P)
 {
 	int q, k;
 
+	if (MUTANT(IP_PAT_SPLIT_WORLD)) {
+		split_as_parent(m, P);
+		return 0;
+	}
 	for (q = 0; q < P; q++) {
 		struct team *t = NULL;
 		for (k = 0; k < q && !t; k++)

@@ -73,9 +73,15 @@ static int rpp_init(const cs_bootstrap_t *world, const char *options,
 static int rpp_split(cs_bcomm_t comm, int color, int key,
 		     const cs_bootstrap_t *sub, cs_bcomm_t *out)
 {
-	(void)comm;
+	const struct rcomm *parent = comm;
+
 	(void)color;
 	(void)key; /* the harness split sub the same way */
+	/* PAT_SPLIT_WORLD: the new communicator moves data through its
+	 * parent's bootstrap: every call on it goes to the parent's ranks
+	 * (the world) */
+	if (MUTANT(PAT_SPLIT_WORLD))
+		sub = parent->boot;
 	return new_comm(sub, out);
 }
 

@@ -14,6 +14,11 @@
 #include "csref/catalog.h"
 #include "csref/reduce.h"
 
+/* PAT_BLOCK_REV, IP_PAT_BLOCK_REV: the blocks of allgather, alltoall and
+ * alltoallv land in reverse rank order, and reducescatter gives rank r
+ * block P-1-r (spec/patterns.md 7.2) */
+#define BLOCK_REV (MUTANT(PAT_BLOCK_REV) || MUTANT(IP_PAT_BLOCK_REV))
+
 size_t mu_send_elems(cs_coll_t coll, size_t count, int nranks, int root,
 		     int rank, const size_t *sc, const size_t *sd)
 {
@@ -216,6 +221,8 @@ static int reducescatter(const struct mu_call *c, int r, void *out)
 	/* RS_CHUNK: block r is taken to start at r*(n-1) */
 	if (MUTANT(RS_CHUNK) && n > 0)
 		off = (size_t)r * (n - 1);
+	if (BLOCK_REV)
+		off = (size_t)(c->nranks - 1 - r) * n;
 	rc = fold(c, r, off, n, out);
 	/* IP_RS_UNDERRUN: a halo element is also written before the block */
 	if (MUTANT(IP_RS_UNDERRUN) && n > 0)
@@ -247,7 +254,8 @@ static void gather_blocks(const struct mu_call *c, unsigned char *out)
 		size_t from = q;
 		/* AG_ORDER: allgather lays the blocks out in reverse rank
 		 * order */
-		if (MUTANT(AG_ORDER) && c->coll == CS_COLL_ALLGATHER)
+		if ((MUTANT(AG_ORDER) || BLOCK_REV) &&
+		    c->coll == CS_COLL_ALLGATHER)
 			from = P - 1 - q;
 		len = b;
 		/* IP_GA_TAIL: gather copies the last rank's block one element
@@ -298,10 +306,11 @@ static void scatter(const struct mu_call *c, int r, unsigned char *out)
 
 static void alltoall(const struct mu_call *c, int r, unsigned char *out)
 {
-	size_t b = c->count * cs_dtype_size(c->d), q;
+	size_t b = c->count * cs_dtype_size(c->d), q, P = (size_t)c->nranks;
 
-	for (q = 0; q < (size_t)c->nranks; q++)
-		memcpy(out + q * b, c->in[q] + (size_t)r * b, b);
+	for (q = 0; q < P; q++)
+		memcpy(out + (BLOCK_REV ? P - 1 - q : q) * b,
+		       c->in[q] + (size_t)r * b, b);
 	/* A2A_2ND_ZEROS: on buffers it has seen before, zeros */
 	if (MUTANT(A2A_2ND_ZEROS) && c->again)
 		memset(out, 0, b * (size_t)c->nranks);
@@ -324,6 +333,8 @@ static void alltoallv(const struct mu_call *c, int r, const size_t *rd,
 		/* IP_A2AV_PACKED: receive blocks packed, the gaps ignored */
 		if (MUTANT(IP_A2AV_PACKED))
 			to = at;
+		if (BLOCK_REV)
+			to = rd[c->nranks - 1 - s];
 		at += n;
 		memcpy(out + to * es, c->in[s] + from * es, n * es);
 	}
