@@ -40,11 +40,10 @@ static int extents(qcall_t *q, int P)
 {
 	size_t s = 0, r = 0, e;
 	for (int k = 0; k < P; k++) {
-		if (__builtin_add_overflow(q->counts[P + k], q->counts[k], &e))
+		if (__builtin_add_overflow(cs_qc(q, 1)[k], cs_qc(q, 0)[k], &e))
 			return 0;
 		s = e > s ? e : s;
-		if (__builtin_add_overflow(q->counts[3 * P + k],
-					   q->counts[2 * P + k], &e))
+		if (__builtin_add_overflow(cs_qc(q, 3)[k], cs_qc(q, 2)[k], &e))
 			return 0;
 		r = e > r ? e : r;
 	}
@@ -74,12 +73,14 @@ static cs_status_t port_call(cs_pport_t *pp, int i, const cs_pcall_t *c)
 	q->re = re;
 	if (c->coll == CS_COLL_ALLTOALLV) {
 		size_t b = (size_t)P * sizeof(size_t);
-		if (!(q->counts = malloc(4 * b)))
+		int W = p->w->g->world;
+		q->stride = (size_t)(W > P ? W : P);
+		if (!(q->counts = calloc(4 * q->stride, sizeof *q->counts)))
 			return cs_error(CS_ERR_NOMEM, "pattern port: counts");
-		memcpy(q->counts, c->sendcounts, b);
-		memcpy(q->counts + P, c->sdispls, b);
-		memcpy(q->counts + 2 * P, c->recvcounts, b);
-		memcpy(q->counts + 3 * P, c->rdispls, b);
+		memcpy(cs_qc(q, 0), c->sendcounts, b);
+		memcpy(cs_qc(q, 1), c->sdispls, b);
+		memcpy(cs_qc(q, 2), c->recvcounts, b);
+		memcpy(cs_qc(q, 3), c->rdispls, b);
 	}
 	q->sext = se;
 	q->rext = re;
@@ -130,14 +131,8 @@ static int supported(const cs_patport_t *p, int i, const qcall_t *q,
 				 cs_coll_reduces(q->c.coll) ? q->c.op
 							    : CS_NUM_OPS,
 				 q->c.count, p->rk[i].P, 0, 0};
-	if (q->c.coll == CS_COLL_ALLTOALLV) {
-		bq.count = 0;
-		for (int k = 0; k < 2 * p->rk[i].P; k++) {
-			size_t c = k < p->rk[i].P ? q->counts[k]
-						  : q->counts[p->rk[i].P + k];
-			bq.count = c > bq.count ? c : bq.count;
-		}
-	}
+	if (q->c.coll == CS_COLL_ALLTOALLV)
+		bq.count = cs_qc_max_pair(q, p->rk[i].P);
 	why[0] = '\0';
 	if (b->supports(p->var->comm[i], &bq, why, len))
 		return 1;
@@ -157,7 +152,6 @@ static int issue(cs_patport_t *p, int i, const qcall_t *q)
 	const void *s = cs_patport_sendp(p, i);
 	void *r = cs_patport_recvp(p, i);
 	const cs_pcall_t *c = &q->c;
-	int P = p->rk[i].P;
 
 	switch (c->coll) {
 	case CS_COLL_ALLREDUCE:
@@ -171,8 +165,8 @@ static int issue(cs_patport_t *p, int i, const qcall_t *q)
 	case CS_COLL_ALLTOALL:
 		return b->alltoall(s, r, c->count, c->dtype, comm, stream);
 	case CS_COLL_ALLTOALLV:
-		return b->alltoallv(s, q->counts, q->counts + P, r,
-				    q->counts + 2 * P, q->counts + 3 * P,
+		return b->alltoallv(s, cs_qc(q, 0), cs_qc(q, 1), r,
+				    cs_qc(q, 2), cs_qc(q, 3),
 				    c->dtype, comm, stream);
 	case CS_COLL_SENDRECV:
 		return b->sendrecv(s, r, c->count, c->dtype, comm, stream);
@@ -229,15 +223,8 @@ static int log_call(cs_patport_t *p, int i, const qcall_t *q)
 	r->phase = (int32_t)q->c.phase;
 	r->step = q->c.step;
 	r->count = (int64_t)q->c.count;
-	if (q->c.coll == CS_COLL_ALLTOALLV) { /* its largest pair count */
-		r->count = 0;
-		for (int k = 0; k < 2 * p->rk[i].P; k++) {
-			size_t c = q->counts[k < p->rk[i].P ? k
-							    : p->rk[i].P + k];
-			r->count = (int64_t)c > r->count ? (int64_t)c
-							 : r->count;
-		}
-	}
+	if (q->c.coll == CS_COLL_ALLTOALLV) /* its largest pair count */
+		r->count = (int64_t)cs_qc_max_pair(q, p->rk[i].P);
 	r->send_elems = (int64_t)q->se;
 	r->recv_elems = (int64_t)q->re;
 	r->bytes = (int64_t)((q->se + q->re) * cs_dtype_size(q->c.dtype));

@@ -20,21 +20,38 @@ static int cuda(const cs_patport_t *p)
 	return p->w->b->mem_kind == CS_MEM_CUDA;
 }
 
-static void fill_guards(unsigned char *h, size_t bytes)
-{
-	for (size_t k = 0; k < CS_GUARD_BYTES; k++) {
-		h[k] = cs_exec_guard_byte(k, 0);
-		h[CS_GUARD_BYTES + bytes + k] = cs_exec_guard_byte(k, 1);
-	}
-}
-
-static int guards_ok(const unsigned char *h, size_t bytes)
+static void fill_guards(unsigned char *h, size_t bytes, size_t tail)
 {
 	for (size_t k = 0; k < CS_GUARD_BYTES; k++)
-		if (h[k] != cs_exec_guard_byte(k, 0) ||
-		    h[CS_GUARD_BYTES + bytes + k] != cs_exec_guard_byte(k, 1))
+		h[k] = cs_exec_guard_byte(k, 0);
+	for (size_t k = 0; k < tail; k++)
+		h[CS_GUARD_BYTES + bytes + k] = cs_exec_guard_byte(k, 1);
+}
+
+static int guards_ok(const unsigned char *h, size_t bytes, size_t tail)
+{
+	for (size_t k = 0; k < CS_GUARD_BYTES; k++)
+		if (h[k] != cs_exec_guard_byte(k, 0))
+			return 0;
+	for (size_t k = 0; k < tail; k++)
+		if (h[CS_GUARD_BYTES + bytes + k] != cs_exec_guard_byte(k, 1))
 			return 0;
 	return 1;
+}
+
+/* The guard after a buffer of `bytes` for a group of P in a world of W:
+ * CS_GUARD_BYTES, plus (ceil(W/P) - 1) * bytes. A call that goes to the
+ * whole world instead of its group (spec/patterns.md 7.1) reads and writes
+ * up to W/P times the group's buffer; with the room it lands in the guard
+ * and is a clean FAIL `guard`, not a corrupted heap (a crash or, inside
+ * malloc, a hang). 0 when that overflows. */
+static size_t tail_of(size_t bytes, int P, int W)
+{
+	size_t k = (size_t)((W + P - 1) / P), t;
+	if (__builtin_mul_overflow(bytes, k - 1, &t) ||
+	    __builtin_add_overflow(t, (size_t)CS_GUARD_BYTES, &t))
+		return 0;
+	return t;
 }
 
 void cs_patport_stage_free(cs_patport_t *p, int i)
@@ -55,24 +72,30 @@ int cs_patport_stage(cs_patport_t *p, int i, const qcall_t *q)
 	stage_t *s = &p->st[i];
 	cs_dtype_t d = q->c.dtype;
 	size_t w = cs_dtype_size(d), G = CS_GUARD_BYTES;
+	int P = p->rk[i].P, W = p->w->g->world;
 	s->sbytes = q->sext * w;
 	s->rbytes = q->rext * w;
-	s->sh = malloc(s->sbytes + 2 * G);
-	s->rh = malloc(s->rbytes + 2 * G);
+	s->stail = tail_of(s->sbytes, P, W);
+	s->rtail = tail_of(s->rbytes, P, W);
+	if (!s->stail || !s->rtail)
+		return 0;
+	s->sh = malloc(G + s->sbytes + s->stail);
+	s->rh = malloc(G + s->rbytes + s->rtail);
 	if (!s->sh || !s->rh)
 		return 0;
-	fill_guards(s->sh, s->sbytes);
-	fill_guards(s->rh, s->rbytes);
+	fill_guards(s->sh, s->sbytes, s->stail);
+	fill_guards(s->rh, s->rbytes, s->rtail);
 	memcpy(s->sh + G, q->send, s->sbytes);
 	for (size_t e = 0; e < q->rext; e++)
 		cs_store(d, s->rh + G, e, cs_exec_canary_bits(d, e));
 	if (!cuda(p))
 		return 1;
 	int dev = p->w->dev[i];
-	return cs_dev_alloc(dev, s->sbytes + 2 * G, &s->sd) == CS_OK &&
-	       cs_dev_alloc(dev, s->rbytes + 2 * G, &s->rd) == CS_OK &&
-	       cs_dev_put(dev, s->sd, s->sh, s->sbytes + 2 * G) == CS_OK &&
-	       cs_dev_put(dev, s->rd, s->rh, s->rbytes + 2 * G) == CS_OK;
+	size_t sall = G + s->sbytes + s->stail, rall = G + s->rbytes + s->rtail;
+	return cs_dev_alloc(dev, sall, &s->sd) == CS_OK &&
+	       cs_dev_alloc(dev, rall, &s->rd) == CS_OK &&
+	       cs_dev_put(dev, s->sd, s->sh, sall) == CS_OK &&
+	       cs_dev_put(dev, s->rd, s->rh, rall) == CS_OK;
 }
 
 /* The pointers the backend gets. */
@@ -102,8 +125,7 @@ static uint64_t fingerprint(const unsigned char *b, size_t n)
 static int in_block(const qcall_t *q, int P, size_t e)
 {
 	for (int b = 0; b < P; b++)
-		if (e >= q->counts[3 * P + b] &&
-		    e - q->counts[3 * P + b] < q->counts[2 * P + b])
+		if (e >= cs_qc(q, 3)[b] && e - cs_qc(q, 3)[b] < cs_qc(q, 2)[b])
 			return 1;
 	return 0;
 }
@@ -146,14 +168,15 @@ void cs_patport_check_one(cs_patport_t *p, int i, const qcall_t *q, int k)
 		return;
 	}
 	if (s->sd && (cs_dev_get(p->w->dev[i], s->sh, s->sd,
-				 s->sbytes + 2 * G) != CS_OK ||
+				 G + s->sbytes + s->stail) != CS_OK ||
 		      cs_dev_get(p->w->dev[i], s->rh, s->rd,
-				 s->rbytes + 2 * G) != CS_OK)) {
+				 G + s->rbytes + s->rtail) != CS_OK)) {
 		cs_pchk_fail(chk, "harness", "%s (call %d): copying the "
 			     "buffers back from the device failed", coll, k);
 		return;
 	}
-	if (!guards_ok(s->rh, s->rbytes) || !guards_ok(s->sh, s->sbytes)) {
+	if (!guards_ok(s->rh, s->rbytes, s->rtail) ||
+	    !guards_ok(s->sh, s->sbytes, s->stail)) {
 		cs_pchk_fail(chk, "guard", "%s (call %d, %s) wrote outside its "
 			     "buffers (guard bytes changed)", coll, k, ph);
 		return;

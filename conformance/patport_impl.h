@@ -14,7 +14,12 @@ typedef struct qcall {
 	cs_pcall_t c;
 	void *send;     /* the send data's copy */
 	size_t *counts; /* alltoallv: sendcounts, sdispls, recvcounts,
-			   rdispls (P each) */
+			   rdispls, `stride` entries each: the group's P,
+			   then zeros up to the world's size, so that an
+			   implementation that takes the world for the
+			   group (spec/patterns.md 7.1) reads zeros, not
+			   the next array */
+	size_t stride;
 	size_t se, re;  /* send and receive elements (spec 3.1: alltoallv's
 			   are the sums of its counts) */
 	size_t sext, rext; /* the buffers' extents in elements (alltoallv:
@@ -26,6 +31,9 @@ typedef struct stage {
 	unsigned char *sh, *rh; /* host */
 	void *sd, *rd;          /* device (CUDA backends), else NULL */
 	size_t sbytes, rbytes;  /* data bytes */
+	size_t stail, rtail;    /* bytes of guard after the data: at least
+				   CS_GUARD_BYTES, more when the world holds
+				   several groups (see patport_buf.c) */
 } stage_t;
 
 struct cs_patport {
@@ -43,6 +51,24 @@ struct cs_patport {
 	int *rc;
 	uint64_t *fp; /* identity: n * world fingerprints */
 };
+
+/* alltoallv's arrays of call q: which = 0 sendcounts, 1 sdispls,
+ * 2 recvcounts, 3 rdispls. */
+static inline size_t *cs_qc(const qcall_t *q, int which)
+{
+	return q->counts + (size_t)which * q->stride;
+}
+
+/* alltoallv: the largest pair count of call q in a group of P. */
+static inline size_t cs_qc_max_pair(const qcall_t *q, int P)
+{
+	size_t m = 0;
+	for (int k = 0; k < P; k++) {
+		m = cs_qc(q, 0)[k] > m ? cs_qc(q, 0)[k] : m;
+		m = cs_qc(q, 2)[k] > m ? cs_qc(q, 2)[k] : m;
+	}
+	return m;
+}
 
 /* Local rank i's buffers for call q: staged with guards and canaries
  * (device copies for a CUDA backend). 1 when staged. */
