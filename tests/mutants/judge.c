@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include "json.h"
 #include "names.h"
+#include "patsuite.h"
 #include "result.h"
 
 struct args {
@@ -110,6 +111,13 @@ static int position(const char *list, const char *check)
 	return -1;
 }
 
+/* What a result is about: its collective, or its pattern's name. */
+static const char *what(const cs_result_t *r)
+{
+	const cs_pattern_t *p = cs_hcase_pattern(&r->hc);
+	return p ? p->name : cs_coll_name(r->hc.c.coll);
+}
+
 static void judge_result(const struct args *a, const cs_result_t *r,
 			 struct tally *t)
 {
@@ -122,14 +130,13 @@ static void judge_result(const struct args *a, const cs_result_t *r,
 		return;
 	if (a->kill && pos == 0)
 		t->killed++;
-	if (a->kill && pos >= 0 &&
-	    (!a->coll || !strcmp(cs_coll_name(r->hc.c.coll), a->coll)))
+	if (a->kill && pos >= 0 && (!a->coll || !strcmp(what(r), a->coll)))
 		return;
 	if (a->kill && warn) /* a warning of another check is no blame */
 		return;
 	fprintf(stderr, "mutant_judge: unexpected %s #%zu %s %s: %s\n    %s\n",
-		cs_verdict_name(r->verdict), r->hc.index,
-		cs_coll_name(r->hc.c.coll), r->check, r->reason, r->repro);
+		cs_verdict_name(r->verdict), r->hc.index, what(r), r->check,
+		r->reason, r->repro);
 	t->bad++;
 }
 
