@@ -257,7 +257,7 @@ static void cell(FILE *f, const struct ex *e, int x, int y, int tint,
 	text_at(f, x + e->cellw / 2, y + 15, "v", s);
 }
 
-/* "to r0,r2" or "to all" for the destination mask m. */
+/* "to r0,r2" or "to all" for the destination mask m (not 0). */
 static void dest_label(const struct ex *e, unsigned m, char *s, size_t n)
 {
 	size_t len;
@@ -267,7 +267,7 @@ static void dest_label(const struct ex *e, unsigned m, char *s, size_t n)
 		snprintf(s, n, "to all");
 		return;
 	}
-	snprintf(s, n, m ? "to" : "kept");
+	snprintf(s, n, "to");
 	for (q = 0; q < e->P; q++)
 		if (m & (1u << q)) {
 			len = strlen(s);
@@ -306,6 +306,8 @@ static void send_row(FILE *f, const struct ex *e, int q, int x0, int y)
 		m = dest_mask(e, q, i);
 		for (j = i + 1; j < e->ns[q] && dest_mask(e, q, j) == m; j++)
 			;
+		if (!m)
+			continue; /* no traced destination */
 		dest_label(e, m, s, sizeof s);
 		text_at(f, x0 + (int)(i + j) * e->cellw / 2, y + CELL_H + 12,
 			"l", s);

@@ -13,7 +13,8 @@
  * columns (reducing collectives), never from a second statement of what
  * the collective does; a value with no single source is left untinted.
  * Under each run of receive cells: its source ("r1 [0-3]", or "sum [4-7]"
- * for a reduction); under each run of send cells: the ranks it goes to.
+ * for a reduction); under each run of send cells: the ranks it goes to
+ * (none where no received value was traced to it).
  */
 #ifndef CS_EXPLAIN_SVG_H
 #define CS_EXPLAIN_SVG_H

@@ -96,6 +96,14 @@ case_check alltoallv alltoallv
 	tail -3 | tr -s ' ' | paste -sd'|')" = ' 5 3 1| 2 1 5| 6 3 3' ] ||
 	fail "alltoallv: the example's count matrix is not the one this test worked out"
 
+# uint8 wraps: with 2 ranks and count 26, rank 1 sends 104..127, 0, 1, so
+# 0 and 1 are both ranks' inputs; those cells have no single source and
+# stay untinted and unlabelled (2 on each rank)
+EXPECT='to r1|r1 [0-23]|to r0|r0 [2-25]'
+case_check ambiguous sendrecv --dtype uint8 --ranks 2 --count 26
+[ "$(grep -c 'fill="#ffffff" fill-opacity' "$tmp/ambiguous.svg")" = 4 ] ||
+	fail "ambiguous: expected 4 untinted cells"
+
 # the committed pictures of the teaching pages
 n=0
 for f in "$docs"/*.svg; do

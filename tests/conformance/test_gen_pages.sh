@@ -41,6 +41,27 @@ run 0 "check right after writing" --check "$collspec" "$r"
 [ "$(ls "$r/docs/parallelism"/*.md | wc -l)" = 10 ] ||
 	fail "expected 9 parallelism pages and their README"
 
+# figures worked out by hand. docs/reliability.md 4: "allreduce 8 times in
+# rpp and 2 in ip, reducescatter 3 and 1, allgather 2 and 2, alltoall 2
+# and 2, alltoallv 1 and 2, broadcast 3 and 1, reduce 1 and 3, gather 2
+# and 1, scatter 2 and 1, sendrecv 2 and 1" mutants per collective
+for cn in allreduce:10 reducescatter:4 allgather:4 alltoall:4 alltoallv:3 \
+	broadcast:4 reduce:4 gather:3 scatter:3 sendrecv:3; do
+	c=${cn%:*}
+	n=$(sed -n '/^| mutant/,/^$/p' "$r/docs/collectives/$c.md" | grep -c '^| `')
+	[ "$n" = "${cn#*:}" ] || fail "$c.md lists $n mutants, expected ${cn#*:}"
+done
+grep -q '^| result | .*x_q\[r n + i\].*§2\.3) |$' "$r/docs/collectives/reducescatter.md" ||
+	fail "reducescatter.md: not the formula of spec/collectives.md 2.3"
+grep -q '^No pattern of the patterns suite calls broadcast' \
+	"$r/docs/collectives/broadcast.md" || fail "broadcast.md: a pattern calls it?"
+# ZeRO-1 at P = 4, float32: N = 17 padded to 20; allreduce 2*20*4 = 160 B,
+# allgather of the 5-element shard (5 + 20)*4 = 100 B on every rank
+grep -q '| bwd | `dp` | allreduce | avg | 4 | 160 | 160 | 160 | 160 |' \
+	"$r/docs/parallelism/zero.md" || fail "zero.md: ZeRO-1's allreduce is not 160 B"
+grep -q '| opt | `dp` | allgather | none | 4 | 100 | 100 | 100 | 100 |' \
+	"$r/docs/parallelism/zero.md" || fail "zero.md: ZeRO-1's allgather is not 100 B"
+
 # a number changed by hand: 136 bytes (spec/patterns.md 5.1's example)
 grep -q '| bwd | `dp` | allreduce | avg | 16 | 136 | 136 | 136 | 136 |' \
 	"$r/docs/parallelism/dp.md" ||
