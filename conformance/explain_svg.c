@@ -355,16 +355,11 @@ static size_t widest(const size_t *n, int P)
 	return m;
 }
 
-/* The heading, both panels, the legend and the key. */
-static void draw(FILE *f, const struct ex *e)
+/* The XML prologue, the style, the case and the panels' headings. */
+static void draw_head(FILE *f, const struct ex *e, int W, int H, int rx)
 {
-	int sx = LEFT, rx = sx + (int)widest(e->ns, e->P) * e->cellw + PANEL_GAP;
-	int W = rx + (int)widest(e->nr, e->P) * e->cellw + 16, y, r;
-	int H = TOP + e->P * ROW_PITCH + 64;
 	char name[160];
 
-	if (W < 640)
-		W = 640;
 	cs_case_format(e->c, name, sizeof name);
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns="
 		"\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
@@ -372,42 +367,71 @@ static void draw(FILE *f, const struct ex *e)
 	xml_text(f, name);
 	fputs("</title>\n<style>text{font-family:monospace;font-size:11px}"
 	      ".v{text-anchor:middle}.l{text-anchor:middle;font-size:9px;"
-	      "fill:#333}.k{font-size:9px;fill:#333}.h{font-size:13px;font-weight:bold}.n{fill:#888}"
-	      "</style>\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n",
-	      f);
+	      "fill:#333}.k{font-size:9px;fill:#333}.h{font-size:13px;"
+	      "font-weight:bold}.n{fill:#888}</style>\n"
+	      "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n", f);
 	text_at(f, 8, 18, "h", name);
 	text_at(f, 8, 36, "t", cs_coll_desc(e->c->coll));
-	text_at(f, sx, TOP - 12, "h", "send (before the call)");
+	text_at(f, LEFT, TOP - 12, "h", "send (before the call)");
 	text_at(f, rx, TOP - 12, "h", "recv (after the call)");
-	for (r = 0; r < e->P; r++) {
-		char lab[16];
+}
 
+/* One row per rank: its label, its send cells, its receive cells. */
+static void draw_rows(FILE *f, const struct ex *e, int rx)
+{
+	char lab[16];
+	int r, y;
+
+	for (r = 0; r < e->P; r++) {
 		y = TOP + r * ROW_PITCH;
 		snprintf(lab, sizeof lab, "rank %d", r);
 		text_at(f, 8, y + 15, "t", lab);
 		if (e->ns[r])
-			send_row(f, e, r, sx, y);
+			send_row(f, e, r, LEFT, y);
 		else
-			text_at(f, sx, y + 15, "n", "(not significant)");
+			text_at(f, LEFT, y + 15, "n", "(not significant)");
 		if (e->nr[r])
 			recv_row(f, e, r, rx, y);
 		else
 			text_at(f, rx, y + 15, "n", "(not significant)");
 	}
-	y = TOP + e->P * ROW_PITCH + 8;
-	for (r = 0; r < e->P; r++) {
-		char lab[16];
+}
 
+/* The colour of each rank, and what the colours and labels mean. */
+static void draw_legend(FILE *f, const struct ex *e)
+{
+	int y = TOP + e->P * ROW_PITCH + 8, r;
+	char lab[16];
+
+	for (r = 0; r < e->P; r++) {
 		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" "
 			"fill=\"%s\"/>\n", 8 + r * 56, y, palette[r]);
 		snprintf(lab, sizeof lab, "r%d", r);
 		text_at(f, 24 + r * 56, y + 10, "t", lab);
 	}
-	text_at(f, 8, y + 30, "k", cs_coll_reduces(
-		e->c->coll) ? "colour: the rank of an input; a stripe per rank "
-		"combined; under a result: the input elements reduced"
-		: "colour: the rank whose input a value is; under a result: "
-		"its source rank and elements; under an input: where it goes");
+	if (cs_coll_reduces(e->c->coll)) {
+		text_at(f, 8, y + 28, "k", "colour: the rank of an input; a "
+			"result has a stripe per rank combined");
+		text_at(f, 8, y + 40, "k", "under a result: the elements "
+			"reduced; under an input: where its reduction goes");
+	} else {
+		text_at(f, 8, y + 28, "k", "colour: the rank whose input a "
+			"value is");
+		text_at(f, 8, y + 40, "k", "under a result: its source rank "
+			"and elements; under an input: where it goes");
+	}
+}
+
+/* The whole picture: the panels side by side, the legend below. */
+static void draw(FILE *f, const struct ex *e)
+{
+	int rx = LEFT + (int)widest(e->ns, e->P) * e->cellw + PANEL_GAP;
+	int W = rx + (int)widest(e->nr, e->P) * e->cellw + 16;
+	int H = TOP + e->P * ROW_PITCH + 64;
+
+	draw_head(f, e, W < 480 ? 480 : W, H, rx);
+	draw_rows(f, e, rx);
+	draw_legend(f, e);
 	fputs("</svg>\n", f);
 }
 

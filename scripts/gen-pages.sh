@@ -118,6 +118,14 @@ explain_field() {
 	sed -n "s/^  $2 \{1,\}//p" "$tmp/explain.$1"
 }
 
+# Text $1 as a code span, a trailing " (remark)" left outside it.
+code_span() {
+	case $1 in
+	*" ("*) echo "\`${1%% (*}\` (${1#* (}" ;;
+	*) echo "\`$1\`" ;;
+	esac
+}
+
 # The mutants of docs/reliability.md that break collective $1, as table
 # rows: mutant, what it breaks, caught by.
 mutant_rows() {
@@ -162,11 +170,11 @@ coll_page() {
 	echo "|---|---|"
 	echo "| result | ${res#*$'\t'} ([spec/collectives.md](../../spec/collectives.md) §$sec) |"
 	echo "| shapes | $(explain_field "$c" shapes) |"
-	echo "| in place | \`$(explain_field "$c" "in place")\` |"
+	echo "| in place | $(code_span "$(explain_field "$c" "in place")") |"
 	echo "| root | $(explain_field "$c" root) |"
 	echo "| op | $(explain_field "$c" op) |"
-	echo "| NCCL | \`$(explain_field "$c" NCCL)\` |"
-	echo "| MPI | \`$(explain_field "$c" MPI)\` |"
+	echo "| NCCL | $(code_span "$(explain_field "$c" NCCL)") |"
+	echo "| MPI | $(code_span "$(explain_field "$c" MPI)") |"
 	echo
 	echo "## Worked example"
 	echo
@@ -210,7 +218,7 @@ coll_page() {
 	echo
 	echo "The checks named there (\`collspec doc-table checks\`):"
 	echo
-	cs doc-table checks | awk -v set=" $(echo $checks) " \
+	cs doc-table checks | awk -v set=" $(echo "$checks" | tr '\n' ' ') " \
 		'NR <= 2 || index(set, " " substr($2, 2, length($2) - 2) " ")' 
 }
 
