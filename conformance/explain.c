@@ -11,6 +11,7 @@
 #include "checker.h"
 #include "cli_parse.h"
 #include "commands.h"
+#include "explain_svg.h"
 #include "names.h"
 #include "csref/arith.h"
 #include "csref/gen.h"
@@ -21,12 +22,16 @@
 
 static const char explain_usage[] =
 "usage: collspec explain COLL [--ranks P] [--count N] [--op OP] [--root R]\n"
-"                             [--a2av-pattern NAME] [--dtype T]\n"
+"                             [--a2av-pattern NAME] [--dtype T] [--svg FILE]\n"
 "\n"
 "Print what collective COLL computes, its buffer shapes and in-place rule,\n"
 "then a worked example: every rank's input and output as the oracle\n"
 "computes them (default: 3 ranks, count 4, int32, exact data mode, op sum,\n"
-"root 0). P is at most 16 and N at most 64.\n";
+"root 0). P is at most 16 and N at most 64.\n"
+"\n"
+"--svg FILE also draws the example into FILE as an SVG picture: ranks as\n"
+"rows, every element a cell with its value, coloured by the rank it comes\n"
+"from, each block labelled with its source and its destinations.\n";
 
 struct coll_text {
 	const char *shapes, *inplace, *nccl, *mpi;
@@ -66,6 +71,7 @@ static const struct coll_text texts[CS_NUM_COLLS] = {
 struct ex_opts {
 	cs_case_t c;
 	cs_a2av_pattern_t pattern;
+	const char *svg; /* --svg FILE, or NULL */
 };
 
 static void print_elems(const cs_case_t *c, const uint64_t *v, size_t n)
@@ -150,6 +156,8 @@ static cs_status_t worked_example(struct ex_opts *x)
 	}
 	for (r = 0; r < c->nranks && st == CS_OK; r++)
 		st = example_rank(c, r);
+	if (st == CS_OK && x->svg)
+		st = cs_explain_svg(c, x->svg);
 	free(M);
 	return st;
 }
@@ -180,6 +188,10 @@ static cs_status_t explain_opt(struct ex_opts *x, const char *opt, const char *v
 		x->c.root = atoi(v);
 	} else if (!strcmp(opt, "--a2av-pattern")) {
 		st = cs_a2av_parse(v, &x->pattern);
+	} else if (!strcmp(opt, "--svg")) {
+		x->svg = v;
+		if (!*v)
+			st = cs_error(CS_ERR_INVALID, "--svg: an empty file name");
 	} else {
 		st = cs_error(CS_ERR_INVALID, "unknown option '%s' (see collspec "
 			      "explain --help)", opt);

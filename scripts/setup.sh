@@ -38,6 +38,8 @@ cs_note() {
 # Debian packages the build and the tests need.
 cs_packages() {
 	echo cmake gcc make pkg-config libcmocka-dev check
+	# xmllint, for the test docs_svg (the pictures of docs/collectives/)
+	echo libxml2-utils
 	case "${CS_MPI:-openmpi}" in
 	mpich) echo mpich libmpich-dev ;;
 	*) echo openmpi-bin libopenmpi-dev ;;

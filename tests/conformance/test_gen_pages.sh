@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# test_gen_pages.sh - scripts/gen-pages.sh on a scratch copy of the
+# repository's sources: --check passes on fresh pages and fails, saying how
+# to refresh them, on an edited number, a missing picture and an extra
+# page; writing restores them; a collspec that fails stops it with exit 2.
+#
+# usage: test_gen_pages.sh GEN_PAGES_SH COLLSPEC SOURCE_ROOT
+
+set -uo pipefail
+gen=$1
+collspec=$2
+src=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+# run EXPECTED_RC WHAT ARGS...: gen-pages.sh ARGS must exit EXPECTED_RC
+run() {
+	local want=$1 what=$2 rc
+	shift 2
+	bash "$gen" "$@" >"$tmp/out" 2>&1
+	rc=$?
+	[ $rc = "$want" ] || fail "$what: exit $rc, expected $want: $(head -5 "$tmp/out")"
+}
+
+r=$tmp/root
+mkdir -p "$r/spec" "$r/docs"
+cp "$src/spec/collectives.md" "$src/spec/patterns.md" "$r/spec/"
+cp "$src/docs/reliability.md" "$r/docs/"
+
+run 1 "check with no pages" --check "$collspec" "$r"
+run 0 "writing the pages" "$collspec" "$r"
+run 0 "check right after writing" --check "$collspec" "$r"
+[ "$(ls "$r/docs/collectives"/*.svg | wc -l)" = 10 ] ||
+	fail "expected 10 pictures in docs/collectives"
+[ "$(ls "$r/docs/parallelism"/*.md | wc -l)" = 10 ] ||
+	fail "expected 9 parallelism pages and their README"
+
+# figures worked out by hand. docs/reliability.md 4: "allreduce 8 times in
+# rpp and 2 in ip, reducescatter 3 and 1, allgather 2 and 2, alltoall 2
+# and 2, alltoallv 1 and 2, broadcast 3 and 1, reduce 1 and 3, gather 2
+# and 1, scatter 2 and 1, sendrecv 2 and 1" mutants per collective
+for cn in allreduce:10 reducescatter:4 allgather:4 alltoall:4 alltoallv:3 \
+	broadcast:4 reduce:4 gather:3 scatter:3 sendrecv:3; do
+	c=${cn%:*}
+	n=$(sed -n '/^| mutant/,/^$/p' "$r/docs/collectives/$c.md" | grep -c '^| `')
+	[ "$n" = "${cn#*:}" ] || fail "$c.md lists $n mutants, expected ${cn#*:}"
+done
+grep -q '^| result | .*x_q\[r n + i\].*§2\.3) |$' "$r/docs/collectives/reducescatter.md" ||
+	fail "reducescatter.md: not the formula of spec/collectives.md 2.3"
+grep -q '^No pattern of the patterns suite calls broadcast' \
+	"$r/docs/collectives/broadcast.md" || fail "broadcast.md: a pattern calls it?"
+# ZeRO-1 at P = 4, float32: N = 17 padded to 20; allreduce 2*20*4 = 160 B,
+# allgather of the 5-element shard (5 + 20)*4 = 100 B on every rank
+grep -q '| bwd | `dp` | allreduce | avg | 4 | 160 | 160 | 160 | 160 |' \
+	"$r/docs/parallelism/zero.md" || fail "zero.md: ZeRO-1's allreduce is not 160 B"
+grep -q '| opt | `dp` | allgather | none | 4 | 100 | 100 | 100 | 100 |' \
+	"$r/docs/parallelism/zero.md" || fail "zero.md: ZeRO-1's allgather is not 100 B"
+
+# a number changed by hand: 136 bytes (spec/patterns.md 5.1's example)
+grep -q '| bwd | `dp` | allreduce | avg | 16 | 136 | 136 | 136 | 136 |' \
+	"$r/docs/parallelism/dp.md" ||
+	fail "dp.md lacks spec/patterns.md 5.1's 136 bytes per rank"
+sed -i 's/| 136 | 136 | 136 | 136 |/| 136 | 136 | 137 | 136 |/' "$r/docs/parallelism/dp.md"
+run 1 "check after a number was edited" --check "$collspec" "$r"
+grep -q 'docs/parallelism is stale: regenerate it with `make docs`' "$tmp/out" ||
+	fail "the stale message does not say how to refresh: $(head -3 "$tmp/out")"
+grep -q '^  -| bwd .* 137 ' "$tmp/out" || fail "the diff does not show the edited line"
+run 0 "rewriting" "$collspec" "$r"
+
+rm "$r/docs/collectives/gather.svg"
+run 1 "check with a picture missing" --check "$collspec" "$r"
+run 0 "rewriting" "$collspec" "$r"
+echo "# old" >"$r/docs/collectives/bcast.md"
+run 1 "check with a page no collective has" --check "$collspec" "$r"
+rm "$r/docs/collectives/bcast.md"
+
+run 2 "a collspec that is not a program" --check "$tmp/none" "$r"
+printf '#!/bin/sh\necho broken >&2\nexit 3\n' >"$tmp/bad"
+chmod +x "$tmp/bad"
+run 2 "a collspec that fails" --check "$tmp/bad" "$r"
+grep -q 'collspec list failed: broken' "$tmp/out" ||
+	fail "a failing collspec is not named: $(head -3 "$tmp/out")"
+
+[ $fails = 0 ] && echo "PASS: gen-pages.sh writes, checks and refuses as expected"
+[ $fails = 0 ]
