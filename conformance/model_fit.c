@@ -285,6 +285,17 @@ static void print_fit(const cs_model_fit_t *g, int json)
 
 #define MAX_FITS 256
 
+/* --holdout K: 0 (none) or 2 to 1000. */
+static cs_status_t parse_holdout(const char *v, long *K)
+{
+	cs_status_t st = cs_parse_int("--holdout", v, 0, 1000, K);
+
+	if (st == CS_OK && *K == 1)
+		st = cs_error(CS_ERR_INVALID, "--holdout 1 would hold out "
+			      "every size (0: none, K >= 2: every K-th)");
+	return st;
+}
+
 /* --fit's options after the dispatch; -1 on a bad one (message out). */
 static int fit_args(int argc, char **argv, const char **path, int *plain,
 		    int *algo_set, cs_algo_t *algo, long *K, int *json)
@@ -310,11 +321,7 @@ static int fit_args(int argc, char **argv, const char **path, int *plain,
 		if (!strcmp(o, "--fit"))
 			*path = v;
 		else if (!strcmp(o, "--holdout"))
-			st = cs_parse_int("--holdout", v, 0, 1000, K);
-		if (st == CS_OK && *K == 1)
-			st = cs_error(CS_ERR_INVALID, "--holdout 1 would hold "
-				      "out every size (0: none, K >= 2: every "
-				      "K-th)");
+			st = parse_holdout(v, K);
 		else if ((st = cs_algo_parse(v, algo)) == CS_OK)
 			*algo_set = 1;
 		if (st != CS_OK) {
