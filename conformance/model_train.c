@@ -330,14 +330,15 @@ static int print_moe(const struct train_args *a)
 	if (a->json)
 		printf("{\"kind\":\"moe\",\"skew\":%g,\"tokens\":%ld,"
 		       "\"imbalance\":%.6g,\"dropped\":%.6g,"
-		       "\"rank_skew\":%.6g}\n", a->cfg.skew, r.tokens,
-		       r.imbalance, r.dropped, r.rank_skew);
+		       "\"rank_skew\":%.6g,\"busiest\":%ld}\n", a->cfg.skew,
+		       r.tokens, r.imbalance, r.dropped, r.rank_skew,
+		       r.busiest);
 	else
 		printf("moe router at skew %g over %ld tokens: imbalance %.3f "
-		       "(busiest expert / mean), dropped %.2f%% at capacity %g, "
+		       "(busiest expert %ld / mean), dropped %.2f%% at capacity %g, "
 		       "busiest ep rank %.3f x the mean (a dropless all-to-all "
 		       "takes that much longer)\n", a->cfg.skew, r.tokens,
-		       r.imbalance, 100 * r.dropped, a->cfg.capacity,
+		       r.imbalance, r.busiest, 100 * r.dropped, a->cfg.capacity,
 		       r.rank_skew);
 	return 0;
 }

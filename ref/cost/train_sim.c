@@ -120,7 +120,10 @@ static void summarise(const cs_train_cfg_t *c, const long *load, long T,
 	double mean = (double)c->topk * T / E, C = ceil(c->capacity * mean);
 	double maxl = 0, over = 0, maxr = 0;
 
+	r->busiest = 0;
 	for (i = 0; i < E; i++) {
+		if (load[i] > load[r->busiest])
+			r->busiest = i;
 		maxl = fmax(maxl, (double)load[i]);
 		over += fmax(0, load[i] - C);
 	}

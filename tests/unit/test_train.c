@@ -238,7 +238,7 @@ static void test_overlap_by_hand(void **state)
  * almost every token (expert 2 beats expert 1 only when g2 - g1 > 4,
  * probability 0.2%): imbalance E/k = 4, dropped 1 - 0.3125 = 0.6875 of
  * their assignments at capacity 1.25 (C = 0.3125 T), and ep rank 0, which
- * holds both, 4 times the mean load. */
+ * holds both, 4 times the mean load; the busiest expert is 0. */
 static void test_moe(void **state)
 {
 	cs_train_cfg_t c = example();
@@ -254,6 +254,7 @@ static void test_moe(void **state)
 	c.skew = 4;
 	assert_int_equal(cs_train_moe(&c, &r), CS_OK);
 	assert_true(r.imbalance > 3.95 && r.imbalance <= 4);
+	assert_int_equal(r.busiest, 0);
 	assert_true(fabs(r.dropped - 0.6875) < 0.01);
 	assert_true(r.rank_skew > 3.95 && r.rank_skew <= 4);
 	c.experts = 0;

@@ -92,6 +92,8 @@ typedef struct cs_train_moe {
 	double imbalance;     /* max over experts of load / (k tokens / E) */
 	double dropped;       /* fraction of assignments over capacity */
 	double rank_skew;     /* busiest ep rank's load / the mean load */
+	long busiest;         /* the expert with the largest load (lowest
+				 index among equals) */
 } cs_train_moe_t;
 
 /* The MoE load of cfg (experts > 0) at router skew cfg->skew. */
