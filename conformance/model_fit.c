@@ -359,12 +359,15 @@ int cs_model_fit_main(int argc, char **argv)
 		fprintf(stderr, "collspec model: %s\n", cs_last_error());
 		return 2;
 	}
+	if (!json && K)
+		printf("# sizes 1..N of each group, every %ld-th held out of the "
+		       "fit; the error is on those\n", K);
+	else if (!json)
+		printf("# every size fitted (--holdout 0): no error to show\n");
 	if (!json)
-		printf("# alpha, beta fitted on all sizes but every %ld-th; "
-		       "error on those held out\n%-16s %-13s %-8s %-7s %6s %6s "
-		       "%10s %10s %9s %9s\n", K, "series", "coll", "model",
-		       "P", "fitted", "held", "alpha_us", "bw_GBps", "mean_err",
-		       "max_err");
+		printf("%-16s %-13s %-8s %-7s %6s %6s %10s %10s %9s %9s\n",
+		       "series", "coll", "model", "P", "fitted", "held",
+		       "alpha_us", "bw_GBps", "mean_err", "max_err");
 	for (i = 0; i < n; i++)
 		print_fit(&fits[i], json);
 	return 0;
