@@ -152,7 +152,8 @@ static cs_status_t parse_bytes(const char *arg, double *out, int *n)
 	char buf[CS_CLI_MAX_LIST + 1], *tok, *save = NULL;
 	size_t v;
 
-	if (!*arg || strlen(arg) > CS_CLI_MAX_LIST || strstr(arg, ",,"))
+	if (!*arg || strlen(arg) > CS_CLI_MAX_LIST || strstr(arg, ",,") ||
+	    arg[0] == ',' || arg[strlen(arg) - 1] == ',')
 		return cs_error(CS_ERR_INVALID, "--bytes '%s': expected a comma "
 				"list of sizes", arg);
 	snprintf(buf, sizeof buf, "%s", arg);

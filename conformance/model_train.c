@@ -85,7 +85,8 @@ static cs_status_t parse_bucket_list(const char *arg, struct train_args *a)
 	char buf[CS_CLI_MAX_LIST + 1], *tok, *save = NULL;
 	cs_status_t st;
 
-	if (!*arg || strlen(arg) > CS_CLI_MAX_LIST || strstr(arg, ",,"))
+	if (!*arg || strlen(arg) > CS_CLI_MAX_LIST || strstr(arg, ",,") ||
+	    arg[0] == ',' || arg[strlen(arg) - 1] == ',')
 		return cs_error(CS_ERR_INVALID, "--bucket-mb '%s': expected a "
 				"comma list of sizes in MiB", arg);
 	snprintf(buf, sizeof buf, "%s", arg);
@@ -288,16 +289,24 @@ static void print_groups(const cs_train_item_t *it, size_t n, int json)
 		       "dominant group: %s\n", total * 1e3, top);
 }
 
-/* The overlap of the gradient buckets, one line per --bucket-mb size. */
-static void print_overlap(const struct train_args *a,
-			  const cs_cost_params_t *m)
+/* The overlap of the gradient buckets, one line per --bucket-mb size;
+ * -1 after an error message. */
+static int print_overlap(const struct train_args *a,
+			 const cs_cost_params_t *m)
 {
 	cs_train_overlap_t o;
+	cs_status_t st;
 	int i;
 
 	for (i = 0; i < a->nbuckets; i++) {
-		if (cs_train_overlap(&a->cfg, a->buckets[i], m, &o) != CS_OK)
-			return; /* nothing to overlap (dp 1, zero 3) */
+		st = cs_train_overlap(&a->cfg, a->buckets[i], m, &o);
+		if (st == CS_ERR_UNDEFINED)
+			return 0; /* nothing to overlap (dp 1, zero 3) */
+		if (st != CS_OK) {
+			fprintf(stderr, "collspec model: %s\n",
+				cs_last_error());
+			return -1;
+		}
 		if (a->json)
 			printf("{\"kind\":\"overlap\",\"bucket_mb\":%g,"
 			       "\"buckets\":%.0f,\"bwd_ms\":%g,\"comm_ms\":"
@@ -315,6 +324,7 @@ static void print_overlap(const struct train_args *a,
 			       o.first_s * 1e3, o.end_s * 1e3,
 			       o.exposed_s * 1e3);
 	}
+	return 0;
 }
 
 static int print_moe(const struct train_args *a)
@@ -378,6 +388,7 @@ int cs_model_train_main(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		print_item(&it[i], a.json);
 	print_groups(it, n, a.json);
-	print_overlap(&a, &m);
+	if (print_overlap(&a, &m) < 0)
+		return 2;
 	return print_moe(&a) < 0 ? 2 : 0;
 }

@@ -67,7 +67,8 @@ static cs_status_t check_ranges(const cs_train_cfg_t *c)
 	    (st = in_range("cp", c->cp, 1, 4096)) ||
 	    (st = in_range("zero", c->zero, 0, 3)))
 		return st;
-	if (c->experts && (st = in_range("topk", c->topk, 1, c->experts)))
+	if (c->experts && (st = in_range("topk", c->topk, 1,
+					 c->experts < 64 ? c->experts : 64)))
 		return st;
 	if (!(c->capacity > 0 && c->capacity <= 1024))
 		return cs_error(CS_ERR_INVALID, "--capacity %g out of range "

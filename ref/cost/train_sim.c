@@ -50,6 +50,10 @@ cs_status_t cs_train_overlap(const cs_train_cfg_t *c, double bucket_mb,
 	bwd = c->bwd_ms * 1e-3;
 	coll = c->zero == 2 ? CS_COLL_REDUCESCATTER : CS_COLL_ALLREDUCE;
 	o->buckets = ceil(dense / cap);
+	if (o->buckets > CS_TRAIN_MAX_BUCKETS)
+		return cs_error(CS_ERR_INVALID, "--bucket-mb %g makes %.0f "
+				"buckets, more than %d: use larger buckets",
+				bucket_mb, o->buckets, CS_TRAIN_MAX_BUCKETS);
 	o->comm_s = 0;
 	o->first_s = -1;
 	/* bucket [e0, e0 + size) starts when its last element is ready and
@@ -156,9 +160,11 @@ cs_status_t cs_train_moe(const cs_train_cfg_t *c, cs_train_moe_t *r)
 	if (!c->experts)
 		return cs_error(CS_ERR_UNDEFINED, "no experts (--experts 0)");
 	E = c->experts;
-	/* one micro-batch's tokens over the ep group, at most 2^16 */
-	T = (long)fmin(65536.0, (double)c->mbs * (double)(c->seq / c->cp) *
-			       c->ep);
+	/* one micro-batch's tokens over the ep group, at most 2^16, and at
+	 * most 2^28 / (k E) so that the top-k scans stay under 2^28 steps */
+	T = (long)fmin(fmin(65536.0, (double)c->mbs * (double)(c->seq / c->cp) *
+				     c->ep), fmax(1, floor(268435456.0 /
+						 ((double)c->topk * E))));
 	logit = malloc((size_t)E * sizeof *logit);
 	load = calloc((size_t)E, sizeof *load);
 	taken = malloc((size_t)E * sizeof *taken);

@@ -68,6 +68,10 @@ expect 2 "bucket-mb '0'" "$cs" model --train --bucket-mb 0
 expect 2 "needs --experts" "$cs" model --train --dp 2 --ep 2
 expect 2 "layers '99999999999999999999'" "$cs" model --train \
 	--layers 99999999999999999999
+expect 2 "more than 10000000" "$cs" model --train --dp 2 --bucket-mb 0.000001
+expect 2 "topk 65 out of range" "$cs" model --train --dp 4 --ep 4 \
+	--experts 4096 --topk 65
+expect 2 "comma list" "$cs" model --bytes 1,
 expect 2 "needs a value" "$cs" model --train --dp
 expect 0 "usage: collspec model --train" "$cs" model --train --help
 expect 0 "usage: collspec model --fit" "$cs" model --fit x --help

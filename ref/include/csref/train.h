@@ -55,6 +55,7 @@ typedef struct cs_train_item {
 } cs_train_item_t;
 
 #define CS_TRAIN_MAX_ITEMS 24
+#define CS_TRAIN_MAX_BUCKETS 10000000 /* cs_train_overlap's bucket loop */
 
 /* Parameters on one rank of the first stage (the busiest, it holds the
  * embedding): dense ones (reduced over dp) and expert ones (over edp). */
@@ -81,14 +82,16 @@ typedef struct cs_train_overlap {
 
 /* The overlap of cfg's dense gradient reduction with buckets of
  * bucket_mb MiB. CS_ERR_UNDEFINED when there is none to overlap (dp 1,
- * or ZeRO-3, which reduces per micro-batch). */
+ * or ZeRO-3, which reduces per micro-batch); CS_ERR_INVALID when the
+ * buckets would be more than CS_TRAIN_MAX_BUCKETS. */
 cs_status_t cs_train_overlap(const cs_train_cfg_t *cfg, double bucket_mb,
 			     const cs_cost_params_t *m,
 			     cs_train_overlap_t *o);
 
 /* The router's load on the experts (docs/model.md 4.4). */
 typedef struct cs_train_moe {
-	long tokens;          /* tokens routed (one micro-batch, all ep) */
+	long tokens;          /* tokens routed: one micro-batch over all ep,
+				 at most 2^16 and 2^28 / (topk experts) */
 	double imbalance;     /* max over experts of load / (k tokens / E) */
 	double dropped;       /* fraction of assignments over capacity */
 	double rank_skew;     /* busiest ep rank's load / the mean load */
