@@ -134,6 +134,14 @@ static void test_example_zero(void **state)
 	size_t n;
 
 	(void)state;
+	/* ZeRO 1: the allreduce buckets of ZeRO 0 and the allgather */
+	c.zero = 1;
+	n = items(&c, it);
+	assert_int_equal(n, 7);
+	x = find(it, n, "dp", CS_COLL_ALLREDUCE, "bwd", 0);
+	assert_true(x->calls == 26 && x->size == 26214400);
+	x = find(it, n, "dp", CS_COLL_ALLGATHER, "opt", 0);
+	assert_true(x->calls == 1 && x->size == 707002368.0);
 	c.zero = 2;
 	n = items(&c, it);
 	x = find(it, n, "dp", CS_COLL_REDUCESCATTER, "bwd", 0);
@@ -184,6 +192,15 @@ static void test_example_cp_moe(void **state)
 	assert_true(dense == 12 * 4 * 2048.0 * 2048 / 2 + 51511296.0);
 	for (size_t i = 0; i < n; i++)
 		assert_true(strcmp(it[i].group, "edp"));
+	/* dp 8: two ranks hold the same experts (edp 2); 402653184 bf16
+	 * expert gradients = 805306368 B = 30 buckets of 25 MiB (786432000)
+	 * and one of 18874368 B */
+	c.dp = 8;
+	n = items(&c, it);
+	x = find(it, n, "edp", CS_COLL_ALLREDUCE, "bwd", 0);
+	assert_true(x->P == 2 && x->calls == 30 && x->size == 26214400);
+	x = find(it, n, "edp", CS_COLL_ALLREDUCE, "bwd", 1);
+	assert_true(x->calls == 1 && x->size == 18874368);
 }
 
 /* A timeline worked by hand: 4 layers of 4 * 512^2 + 2 * 512 * 2048 =
