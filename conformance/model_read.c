@@ -38,7 +38,7 @@ static cs_status_t bad(const struct rd *r, const char *what)
 }
 
 /* A JSON string into out (at most MAX_VAL - 1 bytes); escapes \" \\ \/
- * \b \f \n \r \t and \u00XX (one byte). */
+ * \b \f \n \r \t and \u0001 to \u00ff (one byte; \u0000 refused). */
 static cs_status_t read_string(struct rd *r, char *out)
 {
 	size_t k = 0;
@@ -54,8 +54,9 @@ static cs_status_t read_string(struct rd *r, char *out)
 		if (c == '\\') {
 			const char *e = strchr("\"\\/bfnrt", *++r->p);
 
-			if (*r->p == 'u' && sscanf(r->p + 1, "00%2x", &v) == 1 &&
-			    strspn(r->p + 1, "0123456789abcdefABCDEF") >= 4) {
+			if (*r->p == 'u' &&
+			    strspn(r->p + 1, "0123456789abcdefABCDEF") >= 4 &&
+			    sscanf(r->p + 1, "00%2x", &v) == 1 && v) {
 				c = (char)v;
 				r->p += 4;
 			} else if (e && *r->p) {

@@ -408,6 +408,7 @@ static void test_read_bad(void **state)
 	bad_line("{", "[", "expected '{'");
 	bad_line("\"checked\":0}", "\"checked\":\"0}", "unterminated");
 	bad_line("\"backend\":\"mpi\"", "\"backend\":\"mpi\\q\"", "escape");
+	bad_line("\"backend\":\"mpi\"", "\"backend\":\"m\\u0000\"", "escape");
 	bad_line("\"backend\":\"mpi\"", "\"backend\":\"" "0123456789012345"
 		 "6789012345678901234567890123456789012345678901234567890123"
 		 "456789\"", "longer than 63");
