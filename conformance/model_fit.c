@@ -25,7 +25,7 @@ static const char fit_usage[] =
 "line time = alpha + beta n instead. Every K-th distinct size of a group\n"
 "(K = 3 by default, 0: none) is held out of the fit, and the relative error\n"
 "of the prediction on them reported (mean and max). Records at P = 1 (no\n"
-"communication) are left out.\n"
+"communication) or with time_us 0 are left out.\n"
 "  --json   one object per group: series coll model nranks_min nranks_max\n"
 "           points heldout alpha_us beta_ns_per_byte bw_GBps mean_rel_err\n"
 "           max_rel_err\n";
