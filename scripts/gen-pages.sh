@@ -10,7 +10,9 @@
 #     --backend gpu-sim ... --comm-log FILE` (the log records what each rank
 #     hands to the backend ABI, the same for every backend; gpu-sim needs
 #     neither MPI nor a GPU);
-#   - the checks: `collspec doc-table checks`.
+#   - the checks: `collspec doc-table checks`;
+#   - costs: `collspec model` (each collective's algorithms; the worked
+#     training step of docs/model.md on the parallelism index).
 # The prose it quotes comes from the repository: the index formula from
 # spec/collectives.md section 2, the model of each pattern from
 # spec/patterns.md section 5, the mutants from docs/reliability.md section 4.
@@ -155,6 +157,29 @@ page_of() {
 	esac
 }
 
+# "What it costs": collspec model's algorithms for collective $1 at 8
+# ranks, 1 KiB and 1 MiB, with its default machine (docs/model.md); a
+# collective the model has no formula for says so.
+cost_section() {
+	local c=$1 cmd="collspec model --coll $1 --ranks 8 --bytes 1K,1M"
+	echo "## What it costs"
+	echo
+	if ! "$collspec" model --coll "$c" --ranks 8 --bytes 1K,1M \
+		>"$tmp/model.$c" 2>/dev/null; then
+		echo "\`collspec model\` has no formula for $c" \
+			"([docs/model.md](../model.md))."
+		echo
+		return
+	fi
+	echo "The alpha-beta-gamma time of each algorithm" \
+		"([docs/model.md](../model.md)), \`$cmd\`:"
+	echo
+	echo '```text'
+	cat "$tmp/model.$c"
+	echo '```'
+	echo
+}
+
 coll_page() {
 	local c=$1 out=$2 res sec rows checks
 	cs explain "$c" --svg "$out/$c.svg" >"$tmp/explain.$c"
@@ -205,6 +230,7 @@ coll_page() {
 		done
 	fi
 	echo
+	cost_section "$c"
 	echo "## Bugs the suite catches"
 	echo
 	echo "The mutants of [docs/reliability.md](../reliability.md) §4 that" \
@@ -363,12 +389,32 @@ generate() {
 		echo "| page | patterns |"
 		echo "|---|---|"
 	} >"$out/parallelism/README.md"
+	train_section >"$tmp/train.md"
 	while IFS=$'\t' read -r name title pats; do
 		# shellcheck disable=SC2086
 		par_page "$title" $pats >"$out/parallelism/$name.md"
 		echo "| [$title]($name.md) | \`${pats// /\`, \`}\` |" \
 			>>"$out/parallelism/README.md"
 	done < <(pages)
+	cat "$tmp/train.md" >>"$out/parallelism/README.md"
+}
+
+# A whole training step at scale: docs/model.md's worked example through
+# collspec model --train (the patterns' pages show small models).
+train_section() {
+	local args="--vocab 50304 --dp 4 --tp 2 --pp 2 --alpha 20"
+	echo
+	echo "## A training step at scale"
+	echo
+	echo "The pages above run small models. For a real one, \`collspec" \
+		"model --train\` adds up each group's calls in one step" \
+		"([docs/model.md](../model.md) §4); its worked example," \
+		"\`collspec model --train $args\`:"
+	echo
+	echo '```text'
+	# shellcheck disable=SC2086
+	cs model --train $args
+	echo '```'
 }
 
 if [ $check = 0 ]; then
