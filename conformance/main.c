@@ -16,6 +16,7 @@
 #include "suite.h"
 #include "csref/pattern.h"
 #include "doctable.h"
+#include "bench.h"
 
 static int cmd_doc_table(int argc, char **argv);
 
@@ -41,6 +42,9 @@ static const struct command {
 	 "check the oracle against independent step-by-step evaluation", 0},
 	{"explain", cs_cmd_explain, "COLL [options]",
 	 "show what a collective computes, with a worked example", 0},
+	{"bench", cs_cmd_bench, "--coll C [options]",
+	 "time a collective over message sizes, each checked (nccl-tests' flags)",
+	 0},
 	{"doc-table", cmd_doc_table, "TABLE",
 	 "print a Markdown table of the docs from the registries", 1},
 };
