@@ -28,6 +28,7 @@
 /* One series: what the driver runs, and its name. */
 struct series {
 	const char *backend;
+	cs_backend_info_t info; /* probed before any series runs */
 	char name[64];
 	char env[2][96]; /* Open MPI's variables for an algorithm series */
 	int nenv;
@@ -194,7 +195,8 @@ static void sink(const cs_result_t *r, void *ctx)
 		r->hc.c.count, r->hc.inplace ? "in place" : "out of place",
 		r->hc.c.nranks, r->check, r->reason);
 	if (r->detail[0])
-		fprintf(stderr, "%s", r->detail);
+		fprintf(stderr, "%s%s", r->detail,
+			r->detail[strlen(r->detail) - 1] == '\n' ? "" : "\n");
 }
 
 /* The cases of each world size (the driver's ncases); 0 when a size has
@@ -261,12 +263,9 @@ static cs_status_t run_series(struct bench *B, const struct series *s,
 {
 	const cs_bench_opts_t *o = B->o;
 	char *args[MAX_WARGS], num[MAX_WARGS][24], *env[2];
-	cs_backend_info_t info;
 	cs_driver_opts_t d;
 	cs_status_t st;
 
-	if (cs_backend_probe(s->backend, o->timeout, &info) != CS_OK)
-		return CS_ERR_UNSUPPORTED; /* (its message says why) */
 	memset(&d, 0, sizeof d);
 	d.sizes = o->sizes;
 	d.nsizes = o->nsizes;
@@ -276,7 +275,7 @@ static cs_status_t run_series(struct bench *B, const struct series *s,
 	d.worker_args = args;
 	d.nworker_args = worker_args(B, s, args, num);
 	d.verbose = o->verbose;
-	d.no_launcher = info.proc_model == CS_PROC_ALL_IN_PROCESS;
+	d.no_launcher = s->info.proc_model == CS_PROC_ALL_IN_PROCESS;
 	d.ncases = ncases;
 	d.command = "bench";
 	env[0] = (char *)s->env[0];
@@ -285,6 +284,26 @@ static cs_status_t run_series(struct bench *B, const struct series *s,
 	d.nenv = s->nenv;
 	st = cs_driver_run(&d, sink, B);
 	return st == CS_OK ? read_back(B) : st;
+}
+
+/* Every series' backend loaded (in a child, under --timeout) before any
+ * runs: 1 when all load, else 0 (said). A plugin's series is named by
+ * the plugin's name, not its path. */
+static int probe_all(const cs_bench_opts_t *o, struct series *s, int ns)
+{
+	int i;
+
+	for (i = 0; i < ns; i++) {
+		if (cs_backend_probe(s[i].backend, o->timeout, &s[i].info) !=
+		    CS_OK) {
+			fprintf(stderr, "collspec bench: %s\n", cs_last_error());
+			return 0;
+		}
+		if (!strncmp(s[i].backend, "plugin:", 7))
+			snprintf(s[i].name, sizeof s[i].name, "%s",
+				 s[i].info.name);
+	}
+	return 1;
 }
 
 /* ---- outputs ----------------------------------------------------------------- */
@@ -330,6 +349,8 @@ static int drive(const cs_bench_opts_t *o)
 	if ((o->nalgs && !algs_ok(o)) || !count_cases(o, ncases))
 		return 2;
 	ns = make_series(o, s, CS_BENCH_MAX_SERIES);
+	if (!probe_all(o, s, ns))
+		return 2;
 	snprintf(B.out, sizeof B.out, "%s/collspec-bench-XXXXXX",
 		 dir && *dir ? dir : "/tmp");
 	if ((fd = mkstemp(B.out)) < 0) {

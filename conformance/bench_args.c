@@ -218,7 +218,7 @@ static cs_status_t take(cs_bench_opts_t *o, int c, const char *a, int *opset)
 		o->series = a;
 		return strlen(a) < sizeof ((cs_bench_rec_t *)0)->series
 			       ? CS_OK : bad("--series", "too long");
-	default: return bad("bench", "unknown option");
+	default: return cs_error(CS_ERR_INVALID, "unknown option");
 	}
 }
 
@@ -248,7 +248,8 @@ static void defaults(cs_bench_opts_t *o)
 static cs_status_t check_all(cs_bench_opts_t *o, int opset)
 {
 	if (o->coll == CS_NUM_COLLS)
-		return bad("bench", "--coll is required (e.g. --coll allreduce)");
+		return cs_error(CS_ERR_INVALID, "--coll is required (e.g. "
+				"--coll allreduce)");
 	if (!cs_coll_reduces(o->coll)) {
 		if (opset && o->op != CS_OP_NONE)
 			return cs_error(CS_ERR_INVALID, "--op: %s does not "
