@@ -306,6 +306,65 @@ static int probe_all(const cs_bench_opts_t *o, struct series *s, int ns)
 	return 1;
 }
 
+/* Memory this machine has (MemAvailable), bytes; 0 when unknown. */
+static double mem_available(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	double kb = 0;
+
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb * 1024;
+}
+
+/*
+ * The largest size must fit with every rank of the largest world size on
+ * this machine, or the kernel would kill a rank and the size would read
+ * as the implementation's crash. Per rank: send and receive buffers of
+ * up to `bytes` each, the images of their inputs and the copies the
+ * checks keep (about 6 x bytes), and 64 MB for the oracle and the
+ * process. 1 when it fits (or memory is unknown), else 0 (said).
+ */
+static int fits_ok(const cs_bench_opts_t *o)
+{
+	double avail = mem_available(), need;
+	int i, pmax = 1;
+
+	for (i = 0; i < o->nsizes; i++)
+		pmax = o->sizes[i] > pmax ? o->sizes[i] : pmax;
+	need = ((double)o->maxb * 6 + 64e6) * pmax;
+	if (avail <= 0 || need <= 0.9 * avail)
+		return 1;
+	fprintf(stderr, "collspec bench: -e %llu needs about %.1f GiB at %d "
+		"ranks on this machine, which has %.1f GiB available: lower "
+		"-e\n", (unsigned long long)o->maxb, need / 1073741824.0, pmax,
+		avail / 1073741824.0);
+	return 0;
+}
+
+/* --json and --csv writable before anything runs (created empty). */
+static int outputs_ok(const cs_bench_opts_t *o)
+{
+	const char *path[2] = {o->json, o->csv};
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		FILE *f = path[i] ? fopen(path[i], "w") : NULL;
+		if (path[i] && !f) {
+			fprintf(stderr, "collspec bench: cannot write '%s': "
+				"%s\n", path[i], strerror(errno));
+			return 0;
+		}
+		if (f)
+			fclose(f);
+	}
+	return 1;
+}
+
 /* ---- outputs ----------------------------------------------------------------- */
 
 static int outputs(struct bench *B, const struct series *s, int ns)
@@ -346,7 +405,8 @@ static int drive(const cs_bench_opts_t *o)
 		return 2;
 	}
 	B.self[len] = '\0';
-	if ((o->nalgs && !algs_ok(o)) || !count_cases(o, ncases))
+	if ((o->nalgs && !algs_ok(o)) || !count_cases(o, ncases) ||
+	    !fits_ok(o) || !outputs_ok(o))
 		return 2;
 	ns = make_series(o, s, CS_BENCH_MAX_SERIES);
 	if (!probe_all(o, s, ns))

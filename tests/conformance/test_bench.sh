@@ -141,5 +141,8 @@ bad "does not reduce" --coll allgather --op sum
 bad "applies to the mpi backend" --backend ref --coll allreduce --ompi-alg 1
 bad "no sendrecv algorithms" --backend mpi --coll sendrecv --ompi-alg 1
 bad "unknown backend .nosuch." --backend nosuch --coll allreduce
+bad "cannot write '/nonexistent/x.json'" --backend ref --coll allreduce \
+	--json /nonexistent/x.json
+bad "lower -e" --backend ref --coll allreduce -b 1G -e 1G --ranks 4096
 
 exit $status
