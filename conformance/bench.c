@@ -42,6 +42,7 @@ struct bench {
 	cs_bench_rec_t *recs; /* every series' records */
 	size_t nrecs, cap;
 	int failures;
+	const char *current;  /* the series running */
 };
 
 /* ---- series ---------------------------------------------------------------- */
@@ -191,7 +192,7 @@ static void sink(const cs_result_t *r, void *ctx)
 		return;
 	B->failures++;
 	fprintf(stderr, "collspec bench: FAIL %s %s count %zu %s at %d "
-		"ranks (%s): %s\n", r->backend, cs_coll_name(r->hc.c.coll),
+		"ranks (%s): %s\n", B->current, cs_coll_name(r->hc.c.coll),
 		r->hc.c.count, r->hc.inplace ? "in place" : "out of place",
 		r->hc.c.nranks, r->check, r->reason);
 	if (r->detail[0])
@@ -282,6 +283,7 @@ static cs_status_t run_series(struct bench *B, const struct series *s,
 	env[1] = (char *)s->env[1];
 	d.env = env;
 	d.nenv = s->nenv;
+	B->current = s->name;
 	st = cs_driver_run(&d, sink, B);
 	return st == CS_OK ? read_back(B) : st;
 }
@@ -393,7 +395,7 @@ static int outputs(struct bench *B, const struct series *s, int ns)
 /* The driving side: the exit status. */
 static int drive(const cs_bench_opts_t *o)
 {
-	struct bench B = {o, "", "", NULL, 0, 0, 0};
+	struct bench B = {o, "", "", NULL, 0, 0, 0, NULL};
 	struct series s[CS_BENCH_MAX_SERIES];
 	size_t ncases[CS_MAX_SIZES];
 	const char *dir = getenv("TMPDIR");

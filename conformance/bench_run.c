@@ -128,7 +128,7 @@ static void pass_result(cs_worker_t *w, const cs_hcase_t *hc,
 	int i;
 
 	for (i = 0; i < w->n; i++)
-		cs_local_init(&w->l[i], w->g->first + i, i);
+		cs_local_init(&w->l[i], w->g->first + i, w->g->first + i);
 	w->g->ops->gather(w->g, w->l, sizeof *w->l, w->all);
 	if (cs_rgroup_leads(w->g))
 		cs_result_merge(w->o, w->backend_name, hc, w->all, w->g->world,
