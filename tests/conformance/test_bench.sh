@@ -11,6 +11,8 @@
 #    #wrong 1 per size and exit 1; "swap" (allgather blocks 0 and 1
 #    swapped) gives #wrong 2 * count, by hand; "crash" at count 1 is a
 #    FAIL "crash" of that size while the other sizes keep their records;
+#  - --ompi-alg (Open MPI only): one more series, its variable seen by
+#    the ranks;
 #  - bad options exit 2 with a message naming the problem.
 # No assertion is on a time.
 set -u
@@ -124,7 +126,25 @@ records "$dir/crash.json" "$dir/crash.csv" '
 assert sorted(r["count"] for r in recs) == [2, 4], recs
 ' || fail "crash records"
 
-# 6. bad input: exit 2, a message naming it
+# 6. an Open MPI algorithm series: its variables reach the ranks (a number
+# coll_tuned does not know makes Open MPI name the variable and the value)
+out=$("$collspec" bench --backend mpi --ompi-alg 77 --coll allreduce \
+	--ranks 2 -b 64 -e 64 -n 2 --inplace 0 --json "$dir/alg.json" \
+	--csv "$dir/alg.csv" 2>&1)
+rc=$?
+if echo "$out" | grep -q "not Open MPI's"; then
+	echo "(not Open MPI: the algorithm series is not checked)"
+else
+	[ $rc = 0 ] || fail "bench --ompi-alg 77 exited $rc"
+	echo "$out" | grep -q "coll_tuned_allreduce_algorithm" ||
+		fail "OMPI_MCA_coll_tuned_allreduce_algorithm did not reach the ranks"
+	records "$dir/alg.json" "$dir/alg.csv" '
+assert [r["series"] for r in recs] == ["mpi", "mpi/alg=77"], recs
+assert all(r["backend"] == "mpi" and r["wrong"] == 0 for r in recs)
+' || fail "algorithm series records"
+fi
+
+# 7. bad input: exit 2, a message naming it
 bad() { # REGEX ARGS...
 	local re=$1 out
 	shift
