@@ -353,6 +353,7 @@ static void check_result(const cs_exec_t *e, int of, const unsigned char *got,
 		l->obs[i] += s.obs[i];
 	l->elems += end - first;
 	l->bytes += (end - first) * es;
+	l->wrong += s.n_wrong;
 	if (s.n_wrong)
 		value_fail(e, &s, l);
 }

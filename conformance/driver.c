@@ -329,6 +329,12 @@ static cs_status_t check_opts(const cs_driver_opts_t *o, cs_result_sink_t sink)
 				"executable file", o->self ? o->self : "(null)");
 	if (o->nworker_args < 0 || (o->nworker_args && !o->worker_args))
 		return cs_error(CS_ERR_INVALID, "bad worker arguments");
+	if (o->nenv < 0 || (o->nenv && !o->env))
+		return cs_error(CS_ERR_INVALID, "bad worker environment");
+	for (i = 0; i < o->nenv; i++)
+		if (!o->env[i] || !strchr(o->env[i], '='))
+			return cs_error(CS_ERR_INVALID, "worker environment "
+					"entry %d: NAME=VALUE expected", i);
 	if (!(o->case_timeout > 0))
 		return cs_error(CS_ERR_INVALID, "case timeout %g s: must be "
 				"positive", o->case_timeout);

@@ -2,7 +2,8 @@
  * driver.h - the driver: `collspec run --ranks A-B` launches one mpiexec per
  * world size and supervises it.
  *
- * Worker protocol (implemented by the worker in run mode):
+ * Worker protocol (implemented by the worker in run mode, and by `collspec
+ * bench`'s worker: cs_driver_opts_t.command):
  *   collspec run --results FILE --first K <the run's other arguments>
  * Rank 0 of the worker appends to FILE, flushed before the collective is
  * called, one JSON line per case it is about to run (cs_result_to_json of a
@@ -58,6 +59,14 @@ typedef struct cs_driver_opts {
    * suite's); a worker that exits normally before finishing them has
    * failed, and a size with no case is not launched */
   const size_t *ncases;
+  /* optional: the subcommand the worker runs (`self COMMAND --results F
+   * --first K ...`); NULL: "run". `collspec bench` runs "bench". */
+  const char *command;
+  /* optional: nenv "NAME=VALUE" strings added to every worker's
+   * environment (bench's Open MPI algorithm series); the driver's own
+   * environment is left as it is */
+  char *const *env;
+  int nenv;
 } cs_driver_opts_t;
 
 /*

@@ -351,7 +351,7 @@ static char **launch_argv(const struct driver *d, int P, size_t first,
 			argv[a++] = (char *)flags[i];
 	}
 	argv[a++] = (char *)o->self;
-	argv[a++] = "run";
+	argv[a++] = (char *)(o->command ? o->command : "run");
 	argv[a++] = "--results";
 	argv[a++] = (char *)d->results;
 	argv[a++] = "--first";
@@ -398,7 +398,9 @@ static void exec_child(const struct driver *d, char **argv)
 		signal(caught[i], SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	execv(argv[0], argv); /* the environment goes through unchanged */
+	for (i = 0; i < d->o->nenv; i++) /* (the child's copy only) */
+		putenv(d->o->env[i]);
+	execv(argv[0], argv); /* the environment goes through, plus o->env */
 	fprintf(stderr, "collspec: cannot run %s: %s\n", argv[0],
 		strerror(errno));
 	_exit(127);

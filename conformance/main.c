@@ -16,6 +16,7 @@
 #include "suite.h"
 #include "csref/pattern.h"
 #include "doctable.h"
+#include "bench.h"
 #include "model.h"
 
 static int cmd_doc_table(int argc, char **argv);
@@ -42,6 +43,9 @@ static const struct command {
 	 "check the oracle against independent step-by-step evaluation", 0},
 	{"explain", cs_cmd_explain, "COLL [options]",
 	 "show what a collective computes, with a worked example", 0},
+	{"bench", cs_cmd_bench, "--coll C [options]",
+	 "time a collective over message sizes, each checked (nccl-tests' flags)",
+	 0},
 	{"model", cs_cmd_model, "[--coll --algo --ranks --bytes | --fit F | --train]",
 	 "cost model: time per algorithm, fit to bench output, training comms",
 	 0},

@@ -27,6 +27,8 @@ typedef struct cs_local {
 	char detail[1536];
 	uint64_t obs[CS_NUM_OBS];
 	uint64_t elems, bytes;
+	uint64_t wrong;        /* elements the value check found wrong
+				  (collspec bench's #wrong) */
 	double seconds;
 	cs_stats_t stats;      /* random-mode float reductions: the statistics
 				  of the elements this rank checked against
