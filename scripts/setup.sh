@@ -38,6 +38,9 @@ cs_note() {
 # Debian packages the build and the tests need.
 cs_packages() {
 	echo cmake gcc make pkg-config libcmocka-dev check
+	# collspec bench --plot runs gnuplot; its test checks the SVG with
+	# xmllint (libxml2-utils)
+	echo gnuplot-nox libxml2-utils
 	case "${CS_MPI:-openmpi}" in
 	mpich) echo mpich libmpich-dev ;;
 	*) echo openmpi-bin libopenmpi-dev ;;
