@@ -5,20 +5,25 @@
  *
  *   mpiexec -n P bare_loop --coll C [--dtype T] [--op O] [-b MIN] [-e MAX]
  *           [-f FACTOR] [-n ITERS] [-w WARMUP] [--inplace 0|1|both]
- *           [--sync barrier|none]
+ *           [--sync harness|mpi|none]
  *
  * The flags and defaults are bench's (-b 8 -e 1M -f 2 -n 20 -w 5, both
  * in-place choices). A size of B bytes is count = B / (blocks x dtype
  * size) elements (at least 1; blocks is P for the collectives whose
  * nccl-tests size is the whole gathered or scattered buffer), the count
  * bench runs too. Per size and in-place choice: WARMUP untimed calls,
- * then ITERS timed ones; with --sync barrier (the default, what bench's
- * worker does) every iteration starts after an MPI_Barrier, and each rank
- * times its own call with MPI_Wtime. The iteration's time is the largest
- * over the ranks; time is their mean, p50 and p99 their nearest-rank
- * percentiles, spread the mean of (slowest - fastest rank). --sync none
- * leaves the barrier out (calls back to back, as a pipeline would issue
- * them). The calls are those of bench's mpi backend
+ * then ITERS timed ones, each after a barrier; each rank times its own
+ * call with MPI_Wtime. The iteration's time is the largest over the
+ * ranks; time is their mean, p50 and p99 their nearest-rank percentiles,
+ * spread the mean of (slowest - fastest rank). The barrier (--sync):
+ *   harness  (default) the one bench's worker passes before each call
+ *            (conformance/rgroup_mpi.c): every rank's word up to rank 0
+ *            point to point, the go back down a binomial tree, each wait
+ *            a short spin then sleeps of 10 us doubling to 500 us, which
+ *            leaves the cores to the other ranks when there are more ranks
+ *            than cores; so that the comparison is of the call alone
+ *   mpi      MPI_Barrier, which spins
+ *   none     no barrier: calls back to back, as a pipeline issues them. The calls are those of bench's mpi backend
  * (conformance/backend_mpi_coll.c), MPI_IN_PLACE where it uses it; the
  * buffers hold ones and are not checked (#wrong is -1, as bench -c 0).
  *
@@ -28,6 +33,7 @@
  * and ops: float16, bfloat16, fp8, avg and premulsum need the harness's
  * user-defined ones and are refused. Bad arguments: a message, exit 2.
  */
+#define _DEFAULT_SOURCE /* usleep */
 #include <ctype.h>
 #include <getopt.h>
 #include <limits.h>
@@ -37,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli_parse.h"
 #include "gpu_metrics.h"
 
@@ -51,9 +58,12 @@ typedef struct opts {
 	uint64_t minb, maxb, factor;
 	int iters, warmup;
 	int inplace; /* 0, 1, or -1 both */
-	int barrier;
+	int sync; /* SYNC_* */
 	int help;
 } opts_t;
+
+enum { SYNC_NONE, SYNC_MPI, SYNC_HARNESS };
+static const char *const sync_names[] = {"none", "mpi", "harness"};
 
 /* One call's arguments. */
 typedef struct call {
@@ -67,7 +77,7 @@ typedef struct call {
 static const char usage[] =
 	"usage: mpiexec -n P bare_loop --coll C [--dtype T] [--op O]\n"
 	"         [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP]\n"
-	"         [--inplace 0|1|both] [--sync barrier|none]\n"
+	"         [--inplace 0|1|both] [--sync harness|mpi|none]\n"
 	"The bare MPI call of `collspec bench --backend mpi`, timed as bench\n"
 	"times it, for the harness-overhead figure (docs/bench-compare.md).\n";
 
@@ -126,13 +136,16 @@ static cs_status_t parse_inplace(const char *s, int *out)
 	return cs_error(CS_ERR_INVALID, "--inplace '%s': 0, 1 or both", s);
 }
 
-static cs_status_t parse_sync(const char *s, int *barrier)
+static cs_status_t parse_sync(const char *s, int *sync)
 {
-	if (strcmp(s, "barrier") && strcmp(s, "none"))
-		return cs_error(CS_ERR_INVALID, "--sync '%s': barrier or none",
-				s);
-	*barrier = !strcmp(s, "barrier");
-	return CS_OK;
+	int k;
+
+	for (k = 0; k < 3; k++)
+		if (!strcmp(s, sync_names[k])) {
+			*sync = k;
+			return CS_OK;
+		}
+	return cs_error(CS_ERR_INVALID, "--sync '%s': harness, mpi or none", s);
 }
 
 static cs_status_t take(opts_t *o, int c, const char *a, int *op_set)
@@ -145,7 +158,7 @@ static cs_status_t take(opts_t *o, int c, const char *a, int *op_set)
 	case 'D': return cs_dtype_parse(a, &o->dtype);
 	case 'O': *op_set = 1; return cs_op_parse(a, &o->op);
 	case 'I': return parse_inplace(a, &o->inplace);
-	case 'S': return parse_sync(a, &o->barrier);
+	case 'S': return parse_sync(a, &o->sync);
 	case 'b': return parse_bytes("-b", a, &o->minb);
 	case 'e': return parse_bytes("-e", a, &o->maxb);
 	case 'f':
@@ -212,7 +225,7 @@ static cs_status_t parse_args(int argc, char **argv, opts_t *o)
 
 	*o = (opts_t){.dtype = CS_DTYPE_FLOAT32, .minb = 8, .maxb = 1 << 20,
 		      .factor = 2, .iters = 20, .warmup = 5, .inplace = -1,
-		      .barrier = 1};
+		      .sync = SYNC_HARNESS};
 	opterr = 0;
 	while (st == CS_OK &&
 	       (c = getopt_long(argc, argv, ":b:e:f:n:w:h", longopts, 0)) != -1) {
@@ -293,6 +306,57 @@ static int one_call(const call_t *c)
 
 /* ---- timing ------------------------------------------------------------- */
 
+/* Wait for r as the harness does: 64 tests, then sleeps of 10 us doubling
+ * to 500 us between tests. */
+static void sleepy_wait(MPI_Request *r)
+{
+	int done = 0, spins = 0;
+	useconds_t us = 10;
+
+	for (;;) {
+		MPI_Test(r, &done, MPI_STATUS_IGNORE);
+		if (done)
+			return;
+		if (++spins < 64)
+			continue;
+		usleep(us);
+		us = us < 250 ? 2 * us : 500;
+	}
+}
+
+/* One int from rank `from` to rank `to`, waited for sleepily. */
+static void sleepy_msg(int rank, int from, int to)
+{
+	MPI_Request r;
+	int word = 0;
+
+	if (rank == from)
+		MPI_Isend(&word, 1, MPI_INT, to, 8, MPI_COMM_WORLD, &r);
+	else
+		MPI_Irecv(&word, 1, MPI_INT, from, 8, MPI_COMM_WORLD, &r);
+	sleepy_wait(&r);
+}
+
+/* The harness's barrier: up to rank 0 one rank at a time, then back down
+ * a binomial tree (rank v receives from v - its lowest set bit, sends to
+ * v + each lower power of two). */
+static void sleepy_barrier(int rank, int P)
+{
+	int q, mask;
+
+	for (q = 1; q < P; q++)
+		if (rank == 0 || rank == q)
+			sleepy_msg(rank, q, 0);
+	for (mask = 1; mask < P; mask <<= 1)
+		if (rank & mask) {
+			sleepy_msg(rank, rank - mask, rank);
+			break;
+		}
+	for (mask >>= 1; mask > 0; mask >>= 1)
+		if (rank + mask < P)
+			sleepy_msg(rank, rank, rank + mask);
+}
+
 /* WARMUP untimed calls, then ITERS timed ones: this rank's times in t. */
 static void time_calls(const opts_t *o, const call_t *c, double *t)
 {
@@ -302,8 +366,10 @@ static void time_calls(const opts_t *o, const call_t *c, double *t)
 	for (k = 0; k < o->warmup; k++)
 		one_call(c);
 	for (k = 0; k < o->iters; k++) {
-		if (o->barrier)
+		if (o->sync == SYNC_MPI)
 			MPI_Barrier(MPI_COMM_WORLD);
+		else if (o->sync == SYNC_HARNESS)
+			sleepy_barrier(c->rank, c->size);
 		t0 = MPI_Wtime();
 		one_call(c);
 		t[k] = MPI_Wtime() - t0;
@@ -393,7 +459,7 @@ static void print_header(const opts_t *o, int P)
 
 	printf("# series bare, %d ranks (%s %s, sync %s, %d iterations after "
 	       "%d warm-up)\n", P, cs_coll_name(o->coll),
-	       cs_dtype_name(o->dtype), o->barrier ? "barrier" : "none",
+	       cs_dtype_name(o->dtype), sync_names[o->sync],
 	       o->iters, o->warmup);
 	printf("# %12s %12s %9s %6s      %-59s%s\n", "", "", "", "",
 	       "out-of-place", "in-place");
