@@ -23,7 +23,8 @@
  *            leaves the cores to the other ranks when there are more ranks
  *            than cores; so that the comparison is of the call alone
  *   mpi      MPI_Barrier, which spins
- *   none     no barrier: calls back to back, as a pipeline issues them. The calls are those of bench's mpi backend
+ *   none     no barrier: calls back to back, as a pipeline issues them.
+ * The calls are those of bench's mpi backend
  * (conformance/backend_mpi_coll.c), MPI_IN_PLACE where it uses it; the
  * buffers hold ones and are not checked (#wrong is -1, as bench -c 0).
  *
@@ -32,6 +33,10 @@
  * scripts/bench-compare.sh reads both alike. Only MPI's predefined types
  * and ops: float16, bfloat16, fp8, avg and premulsum need the harness's
  * user-defined ones and are refused. Bad arguments: a message, exit 2.
+ *
+ * About 600 lines, over the house's 500: one program that stands for
+ * "the bare call", kept in one file so that it reads top to bottom
+ * (arguments, the call, the timing, the table, main).
  */
 #define _DEFAULT_SOURCE /* usleep */
 #include <ctype.h>
@@ -117,8 +122,9 @@ static cs_status_t parse_bytes(const char *opt, const char *s, uint64_t *out)
 		buf[i] = (char)tolower((unsigned char)s[i]);
 	buf[i] = '\0';
 	if (s[i] || cs_parse_count(buf, &v) != CS_OK || v > MAX_BYTES)
-		return cs_error(CS_ERR_INVALID, "%s '%s': a size in bytes from "
-				"0 to 1024G expected (e.g. 8, 64K, 1M)", opt, s);
+		return cs_error(CS_ERR_INVALID, "%s '%s': a size in bytes "
+				"from 0 to 1024G expected (e.g. 8, 64K, 1M)",
+				opt, s);
 	*out = v;
 	return CS_OK;
 }
@@ -199,7 +205,8 @@ static cs_status_t check_all(opts_t *o, int coll_set, int op_set)
 		o->op = reduces ? CS_OP_SUM : CS_OP_NONE;
 	if (reduces && mpi_op(o->op) == MPI_OP_NULL)
 		return cs_error(CS_ERR_INVALID, "--op %s: sum, prod, max or "
-				"min (MPI's predefined ops)", cs_op_name(o->op));
+				"min (MPI's predefined ops)",
+				cs_op_name(o->op));
 	if (!reduces && o->op != CS_OP_NONE)
 		return cs_error(CS_ERR_INVALID, "--op %s: %s does not reduce",
 				cs_op_name(o->op), cs_coll_name(o->coll));
@@ -220,6 +227,7 @@ static cs_status_t parse_args(int argc, char **argv, opts_t *o)
 		{"sync", required_argument, 0, 'S'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}};
+	static const char opts[] = ":b:e:f:n:w:h";
 	int c, coll_set = 0, op_set = 0;
 	cs_status_t st = CS_OK;
 
@@ -228,7 +236,7 @@ static cs_status_t parse_args(int argc, char **argv, opts_t *o)
 		      .sync = SYNC_HARNESS};
 	opterr = 0;
 	while (st == CS_OK &&
-	       (c = getopt_long(argc, argv, ":b:e:f:n:w:h", longopts, 0)) != -1) {
+	       (c = getopt_long(argc, argv, opts, longopts, 0)) != -1) {
 		if (c == 'h') {
 			o->help = 1;
 			return CS_OK;
@@ -252,51 +260,41 @@ static cs_status_t parse_args(int argc, char **argv, opts_t *o)
 /* The call of bench's mpi backend for c (backend_mpi_coll.c), root 0. */
 static int one_call(const call_t *c)
 {
-	void *in = MPI_IN_PLACE;
+	const MPI_Comm W = MPI_COMM_WORLD;
+	const MPI_Datatype t = c->type;
 	int n = c->count, root0 = c->rank == 0;
 	int next = (c->rank + 1) % c->size;
 	int prev = (c->rank + c->size - 1) % c->size;
+	/* the send argument: MPI_IN_PLACE in place (the count and type that
+	 * go with it are then ignored, MPI 4.0 sections 6.9, 6.5) */
+	void *s = c->inplace ? MPI_IN_PLACE : c->s;
+	void *root_s = c->inplace && root0 ? MPI_IN_PLACE : c->s;
+	void *root_r = c->inplace && root0 ? MPI_IN_PLACE : c->r;
 
 	switch (c->coll) {
 	case CS_COLL_ALLREDUCE:
-		return MPI_Allreduce(c->inplace ? in : c->s, c->r, n, c->type,
-				     c->op, MPI_COMM_WORLD);
-	case CS_COLL_REDUCESCATTER:
-		return c->inplace ? MPI_Reduce_scatter_block(in, c->s, n, c->type,
-							     c->op, MPI_COMM_WORLD)
-				  : MPI_Reduce_scatter_block(c->s, c->r, n,
-							     c->type, c->op,
-							     MPI_COMM_WORLD);
+		return MPI_Allreduce(s, c->r, n, t, c->op, W);
+	case CS_COLL_REDUCESCATTER: /* in place: the input and result in s */
+		return MPI_Reduce_scatter_block(s, c->inplace ? c->s : c->r, n,
+						t, c->op, W);
 	case CS_COLL_REDUCE:
-		return MPI_Reduce(c->inplace && root0 ? in : c->s, c->r, n,
-				  c->type, c->op, 0, MPI_COMM_WORLD);
+		return MPI_Reduce(root_s, c->r, n, t, c->op, 0, W);
 	case CS_COLL_ALLGATHER:
-		return c->inplace ? MPI_Allgather(in, 0, MPI_DATATYPE_NULL, c->r,
-						  n, c->type, MPI_COMM_WORLD)
-				  : MPI_Allgather(c->s, n, c->type, c->r, n,
-						  c->type, MPI_COMM_WORLD);
+		return MPI_Allgather(s, n, t, c->r, n, t, W);
 	case CS_COLL_ALLTOALL:
-		return c->inplace ? MPI_Alltoall(in, 0, MPI_DATATYPE_NULL, c->r,
-						 n, c->type, MPI_COMM_WORLD)
-				  : MPI_Alltoall(c->s, n, c->type, c->r, n,
-						 c->type, MPI_COMM_WORLD);
+		return MPI_Alltoall(s, n, t, c->r, n, t, W);
 	case CS_COLL_BROADCAST:
-		return MPI_Bcast(c->r, n, c->type, 0, MPI_COMM_WORLD);
+		return MPI_Bcast(c->r, n, t, 0, W);
 	case CS_COLL_GATHER:
-		return MPI_Gather(c->inplace && root0 ? in : c->s, n, c->type,
-				  c->r, n, c->type, 0, MPI_COMM_WORLD);
+		return MPI_Gather(root_s, n, t, c->r, n, t, 0, W);
 	case CS_COLL_SCATTER:
-		return MPI_Scatter(c->s, n, c->type,
-				   c->inplace && root0 ? in : c->r, n, c->type,
-				   0, MPI_COMM_WORLD);
+		return MPI_Scatter(c->s, n, t, root_r, n, t, 0, W);
 	case CS_COLL_SENDRECV:
-		return c->inplace
-			       ? MPI_Sendrecv_replace(c->r, n, c->type, next, 7,
-						      prev, 7, MPI_COMM_WORLD,
-						      MPI_STATUS_IGNORE)
-			       : MPI_Sendrecv(c->s, n, c->type, next, 7, c->r, n,
-					      c->type, prev, 7, MPI_COMM_WORLD,
-					      MPI_STATUS_IGNORE);
+		if (c->inplace)
+			return MPI_Sendrecv_replace(c->r, n, t, next, 7, prev,
+						    7, W, MPI_STATUS_IGNORE);
+		return MPI_Sendrecv(c->s, n, t, next, 7, c->r, n, t, prev, 7, W,
+				    MPI_STATUS_IGNORE);
 	case CS_COLL_ALLTOALLV: /* refused by check_all */
 	case CS_NUM_COLLS:
 		break;

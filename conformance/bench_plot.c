@@ -236,7 +236,8 @@ static void write_script(FILE *f, const char *term, const char *out,
 		if (i > 0)
 			fputs(", \\\n     ", f);
 		put_quoted(f, data, strlen(data));
-		fprintf(f, " index %zu using 1:2 with linespoints lw 1.5 title ", i);
+		fprintf(f, " index %zu using 1:2 with linespoints lw 1.5 "
+			"title ", i);
 		put_line_title(f, &lines[i]);
 	}
 	fputc('\n', f);
