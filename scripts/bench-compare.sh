@@ -24,9 +24,10 @@
 # bench_us the p50_us of series "mpi" (the MPI library's own call through
 # the harness), bare_us bare_loop's p50 column (--stat time: time_us and
 # time, the means, which one slow iteration on a shared machine moves),
-# each the median over the R repeats (alternating runs damp the noise). The table goes to
-# stdout and DIR/overhead.txt. --from DIR recomputes it from the files of
-# an earlier run (bench-*.csv, bare-*.txt) and runs nothing.
+# each the median over the R repeats (alternating runs damp the noise).
+# The table goes to stdout and DIR/overhead.txt. --from DIR recomputes
+# it from the files of an earlier run (bench-*.csv, bare-*.txt) and
+# runs nothing.
 #
 # Defaults: allreduce float32 sum, -b 8 -e 1M -f 4, -n 50 -w 10, 4 ranks,
 # DIR bench-compare/, the build in build/ (BUILD/conformance/collspec,
@@ -46,12 +47,17 @@ usage() {
 		"${BASH_SOURCE[0]}"
 }
 
-# ---- arguments ----------------------------------------------------------------
+# ---- arguments ---------------------------------------------------------
 coll=allreduce dtype=float32 op="" minb=8 maxb=1M factor=4 iters=50
 warmup=10 ranks=4 backends=ref,mpi algs="" repeat=1 out=bench-compare
-build=build collspec="" bare="" mpiexec=mpiexec plot=svg from="" stat=p50 sync=harness
+build=build collspec="" bare="" mpiexec=mpiexec plot=svg from=""
+stat=p50 sync=harness
 
-need() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a value"; }
+need() {
+	if [ $# -lt 2 ] || [ -z "$2" ]; then
+		die "$1 needs a value"
+	fi
+}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--coll) need "$@"; coll=$2 ;;
@@ -81,7 +87,7 @@ while [ $# -gt 0 ]; do
 	shift 2
 done
 
-# ---- the overhead table (also --from) ------------------------------------------
+# ---- the overhead table (also --from) -----------------------------------
 
 # The median over the repeats of bench's series "mpi" (CSV, columns fixed
 # by conformance/bench_rec.h: 1 series, 6 inplace, 7 nranks, 8 bytes,
@@ -115,20 +121,35 @@ overhead_table() {
 		if (split($0, f, ",") < 12 || f[1] != "mpi") next
 		add(bench, f[8] SUBSEP f[6], f[col])
 		P = f[7]; what = f[3] " " f[4] " " f[5]
-		if (!((f[8] + 0) in seen)) { seen[f[8] + 0] = 1; sizes[++ns] = f[8] + 0 }
+		if (!((f[8] + 0) in seen)) {
+			seen[f[8] + 0] = 1
+			sizes[++ns] = f[8] + 0
+		}
 	}
 	!csv && $0 !~ /^#/ && NF >= 18 {
 		if ($bcol != "-") add(bare, $1 SUBSEP 0, $bcol)
 		if ($(bcol + 7) != "-") add(bare, $1 SUBSEP 1, $(bcol + 7))
 	}
 	END {
-		if (!ns) { print "no records of series mpi in the CSV" > "/dev/stderr"; exit 2 }
+		pl[0] = "out-of-place"
+		pl[1] = "in-place"
+		if (!ns) {
+			print "no records of series mpi in the CSV" \
+				> "/dev/stderr"
+			exit 2
+		}
 		for (i = 2; i <= ns; i++)
 			for (j = i; j > 1 && sizes[j - 1] > sizes[j]; j--) {
-				t = sizes[j]; sizes[j] = sizes[j - 1]; sizes[j - 1] = t
+				t = sizes[j]
+				sizes[j] = sizes[j - 1]
+				sizes[j - 1] = t
 			}
-		printf "# harness overhead: collspec bench --backend mpi against bare_loop (%s, %d ranks; %s per size, median of %d bench and %d bare runs)\n", what, P, stat == "p50" ? "p50" : "mean time", nb, nr
-		printf "# %12s %-12s %10s %10s %9s\n", "size (B)", "placement", "bench_us", "bare_us", "overhead"
+		printf "# harness overhead: collspec bench --backend mpi "
+		printf "against bare_loop (%s, %d ranks; %s per size, ",
+			what, P, stat == "p50" ? "p50" : "mean time"
+		printf "median of %d bench and %d bare runs)\n", nb, nr
+		printf "# %12s %-12s %10s %10s %9s\n", "size (B)", "placement",
+			"bench_us", "bare_us", "overhead"
 		worst = -1e300; sum = 0; n = 0
 		for (i = 1; i <= ns; i++)
 			for (ip = 0; ip <= 1; ip++) {
@@ -136,17 +157,29 @@ overhead_table() {
 				if (!(k in bench)) continue
 				b = median(bench[k])
 				if (!(k in bare)) {
-					printf "  %12d %-12s %10.2f %10s %9s\n", sizes[i], ip ? "in-place" : "out-of-place", b, "-", "-"
+					printf "  %12d %-12s %10.2f %10s %9s\n",
+						sizes[i], pl[ip], b, "-", "-"
 					continue
 				}
 				r = median(bare[k])
 				o = r > 0 ? (b - r) / r * 100 : 0
-				printf "  %12d %-12s %10.2f %10.2f %8.1f%%\n", sizes[i], ip ? "in-place" : "out-of-place", b, r, o
-				if (o > worst) { worst = o; wsize = sizes[i]; wip = ip }
+				printf "  %12d %-12s %10.2f %10.2f %8.1f%%\n",
+					sizes[i], pl[ip], b, r, o
+				if (o > worst) {
+					worst = o
+					wsize = sizes[i]
+					wip = ip
+				}
 				sum += o; n++
 			}
-		if (!n) { print "no size in both the CSV and the bare table" > "/dev/stderr"; exit 2 }
-		printf "# largest overhead %.1f%% (%d B, %s); mean over the %d rows %.1f%%\n", worst, wsize, wip ? "in-place" : "out-of-place", n, sum / n
+		if (!n) {
+			print "no size in both the CSV and the bare table" \
+				> "/dev/stderr"
+			exit 2
+		}
+		printf "# largest overhead %.1f%% (%d B, %s); ", worst, wsize,
+			pl[wip]
+		printf "mean over the %d rows %.1f%%\n", n, sum / n
 	}' "${csvs[@]}" "${bares[@]}"
 }
 
@@ -157,17 +190,34 @@ if [ -n "$from" ]; then
 	exit 0
 fi
 
-# ---- checks before any run -------------------------------------------------------
-case "$repeat" in '' | *[!0-9]* | 0*) die "--repeat '$repeat': a count from 1" ;; esac
-case "$ranks" in '' | *[!0-9]* | 0*) die "--ranks '$ranks': one world size from 1" ;; esac
-case "$plot" in svg | png | none) ;; *) die "--plot '$plot': svg, png or none" ;; esac
-case "$sync" in harness | mpi | none) ;; *) die "--sync '$sync': harness, mpi or none" ;; esac
-case ",$backends," in *,mpi,*) ;; *) die "--backends '$backends' lacks mpi: the overhead is that of the mpi series" ;; esac
+# ---- checks before any run ----------------------------------------------
+case "$repeat" in
+'' | *[!0-9]* | 0*) die "--repeat '$repeat': a count from 1" ;;
+esac
+case "$ranks" in
+'' | *[!0-9]* | 0*) die "--ranks '$ranks': one world size from 1" ;;
+esac
+case "$plot" in
+svg | png | none) ;;
+*) die "--plot '$plot': svg, png or none" ;;
+esac
+case "$sync" in
+harness | mpi | none) ;;
+*) die "--sync '$sync': harness, mpi or none" ;;
+esac
+case ",$backends," in
+*,mpi,*) ;;
+*) die "--backends '$backends' lacks mpi: the overhead is that of" \
+	"the mpi series" ;;
+esac
 collspec=${collspec:-$build/conformance/collspec}
 bare=${bare:-$build/bench/bare_loop}
-[ -x "$collspec" ] || die "no collspec at $collspec (build it, or --collspec PATH)"
-[ -x "$bare" ] || die "no bare_loop at $bare (build it: make bare_loop, or --bare PATH)"
-command -v "$mpiexec" >/dev/null || die "no launcher '$mpiexec' (--mpiexec PATH)"
+[ -x "$collspec" ] ||
+	die "no collspec at $collspec (build it, or --collspec PATH)"
+[ -x "$bare" ] ||
+	die "no bare_loop at $bare (build it: make bare_loop, or --bare PATH)"
+command -v "$mpiexec" >/dev/null ||
+	die "no launcher '$mpiexec' (--mpiexec PATH)"
 mkdir -p "$out" || die "cannot create $out"
 
 # Open MPI's launcher: more ranks than cores, and root, need saying so
@@ -182,7 +232,7 @@ common=(--coll "$coll" --dtype "$dtype" -b "$minb" -e "$maxb" -f "$factor"
 	-n "$iters" -w "$warmup")
 [ -z "$op" ] || common+=(--op "$op")
 
-# ---- the runs ---------------------------------------------------------------------
+# ---- the runs -----------------------------------------------------------
 status=0
 for k in $(seq 1 "$repeat"); do
 	args=(bench --backend "$backends" "${common[@]}" --ranks "$ranks"
@@ -195,8 +245,9 @@ for k in $(seq 1 "$repeat"); do
 	"$collspec" "${args[@]}" || rc=$?
 	[ "$rc" -le 1 ] || die "collspec bench exited $rc (see above)"
 	[ "$rc" -eq 0 ] || status=1
-	echo "+ ${launch[*]} $bare ${common[*]} --sync $sync > $out/bare-$k.txt"
-	"${launch[@]}" "$bare" "${common[@]}" --sync "$sync" >"$out/bare-$k.txt" ||
+	bargs=("${common[@]}" --sync "$sync")
+	echo "+ ${launch[*]} $bare ${bargs[*]} > $out/bare-$k.txt"
+	"${launch[@]}" "$bare" "${bargs[@]}" >"$out/bare-$k.txt" ||
 		die "bare_loop failed (see above)"
 	cat "$out/bare-$k.txt"
 done
