@@ -3,7 +3,8 @@
  * against message size through gnuplot (bench_plot.h has the contract).
  *
  * The data flows in four steps: the records become points grouped into
- * lines, one per (series, inplace) pair, sorted by size (collect_points);
+ * lines, one per (series, world size, inplace), sorted by size
+ * (collect_points);
  * the points go to a temporary data file, one gnuplot data block per line
  * (write_data); a temporary script names the terminal, the axes and one
  * plot clause per line (write_script); gnuplot runs on it with its stderr
@@ -40,16 +41,29 @@ typedef struct point {
 	double busbw;
 } point_t;
 
-/* One line of the plot: the (series, inplace) pair that names it. */
+/* One line of the plot: the (series, world size, inplace) that names it. */
 typedef struct line {
 	const char *series;
-	int inplace;
+	int nranks, inplace;
 } line_t;
 
 /* The temporary files of one plot: script, data and gnuplot's stderr. */
 typedef struct tmpfiles {
 	char script[4096], data[4096], err[4096];
 } tmpfiles_t;
+
+/* One plot: its terminal and file, the records, their points and lines,
+ * and its temporary files. */
+typedef struct plot_job {
+	const char *term, *out;
+	const tmpfiles_t *t;
+	const cs_bench_rec_t *recs;
+	size_t n;
+	const point_t *pts;
+	size_t npts;
+	const line_t *lines;
+	size_t nlines;
+} plot_job_t;
 
 /* ---- the extension ------------------------------------------------------ */
 
@@ -82,9 +96,11 @@ static size_t line_of(const cs_bench_rec_t *r, line_t *lines, size_t *nlines)
 
 	for (i = 0; i < *nlines; i++)
 		if (lines[i].inplace == r->inplace &&
+		    lines[i].nranks == r->nranks &&
 		    strncmp(lines[i].series, r->series, sizeof r->series) == 0)
 			return i;
 	lines[*nlines].series = r->series;
+	lines[*nlines].nranks = r->nranks;
 	lines[*nlines].inplace = r->inplace;
 	return (*nlines)++;
 }
@@ -145,11 +161,12 @@ static void put_quoted(FILE *f, const char *s, size_t max)
 
 /* One data block per line, blocks apart by two blank lines (gnuplot's
  * "index"): "bytes busbw" per point. */
-static void write_data(FILE *f, const point_t *pts, size_t npts)
+static void write_data(FILE *f, const plot_job_t *j)
 {
+	const point_t *pts = j->pts;
 	size_t i;
 
-	for (i = 0; i < npts; i++) {
+	for (i = 0; i < j->npts; i++) {
 		if (i > 0 && pts[i].line != pts[i - 1].line)
 			fputs("\n\n", f);
 		fprintf(f, "%llu %.9g\n", (unsigned long long)pts[i].bytes,
@@ -176,11 +193,22 @@ static const char *common_name(const cs_bench_rec_t *recs, size_t n, int k)
 	return first;
 }
 
+/* Whether every record has the world size of the first. */
+static bool one_world_size(const cs_bench_rec_t *recs, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (recs[i].nranks != recs[0].nranks)
+			return false;
+	return true;
+}
+
 /* "allreduce float32 sum, 4 ranks": what all the records share. */
 static void write_title(FILE *f, const cs_bench_rec_t *recs, size_t n)
 {
 	char title[256] = "busbw";
-	size_t i, len;
+	size_t len;
 	int k;
 
 	for (k = 0; k < 3; k++) {
@@ -190,10 +218,8 @@ static void write_title(FILE *f, const cs_bench_rec_t *recs, size_t n)
 		if (s && strcmp(s, "none") != 0)
 			snprintf(title + len, sizeof title - len, " %s", s);
 	}
-	for (i = 1; i < n && recs[i].nranks == recs[0].nranks; i++)
-		;
 	len = strlen(title);
-	if (i == n)
+	if (one_world_size(recs, n))
 		snprintf(title + len, sizeof title - len, ", %d ranks",
 			 recs[0].nranks);
 	fputs("set title ", f);
@@ -201,28 +227,30 @@ static void write_title(FILE *f, const cs_bench_rec_t *recs, size_t n)
 	fputc('\n', f);
 }
 
-/* "mpi/alg=2 (in place)": a line's key entry. */
-static void put_line_title(FILE *f, const line_t *l)
+/* "mpi/alg=2 (in place)", "mpi, 8 ranks (in place)" when the world
+ * sizes differ (show_ranks): a line's key entry. */
+static void put_line_title(FILE *f, const line_t *l, bool show_ranks)
 {
-	char title[sizeof((cs_bench_rec_t *)0)->series + 32];
+	char title[sizeof((cs_bench_rec_t *)0)->series + 48], ranks[24] = "";
 
-	snprintf(title, sizeof title, "%.*s (%s)",
-		 (int)sizeof((cs_bench_rec_t *)0)->series, l->series,
+	if (show_ranks)
+		snprintf(ranks, sizeof ranks, ", %d ranks", l->nranks);
+	snprintf(title, sizeof title, "%.*s%s (%s)",
+		 (int)sizeof((cs_bench_rec_t *)0)->series, l->series, ranks,
 		 l->inplace ? "in place" : "out of place");
 	put_quoted(f, title, sizeof title);
 }
 
 /* The script: terminal, output, axes, then one clause per line. */
-static void write_script(FILE *f, const char *term, const char *out,
-			 const char *data, const cs_bench_rec_t *recs, size_t n,
-			 const line_t *lines, size_t nlines)
+static void write_script(FILE *f, const plot_job_t *j)
 {
+	const char *data = j->t->data;
 	size_t i;
 
-	fprintf(f, "set terminal %s\nset output ", term);
-	put_quoted(f, out, strlen(out));
+	fprintf(f, "set terminal %s\nset output ", j->term);
+	put_quoted(f, j->out, strlen(j->out));
 	fputc('\n', f);
-	write_title(f, recs, n);
+	write_title(f, j->recs, j->n);
 	fputs("set xlabel 'message size (bytes)'\n"
 	      "set ylabel 'busbw (GB/s)'\n"
 	      "set logscale x 2\n"
@@ -232,13 +260,13 @@ static void write_script(FILE *f, const char *term, const char *out,
 	      "set key top left\n"
 	      "plot ",
 	      f);
-	for (i = 0; i < nlines; i++) {
+	for (i = 0; i < j->nlines; i++) {
 		if (i > 0)
 			fputs(", \\\n     ", f);
 		put_quoted(f, data, strlen(data));
 		fprintf(f, " index %zu using 1:2 with linespoints lw 1.5 "
 			"title ", i);
-		put_line_title(f, &lines[i]);
+		put_line_title(f, &j->lines[i], !one_world_size(j->recs, j->n));
 	}
 	fputc('\n', f);
 }
@@ -278,8 +306,9 @@ static void remove_tmps(tmpfiles_t *t)
 }
 
 /* Write path through fill; an error names path. */
-static cs_status_t write_file(const char *path, void (*fill)(FILE *, void *),
-			      void *arg)
+static cs_status_t write_file(const char *path,
+			      void (*fill)(FILE *, const plot_job_t *),
+			      const plot_job_t *j)
 {
 	FILE *f = fopen(path, "w");
 	bool ok;
@@ -287,7 +316,7 @@ static cs_status_t write_file(const char *path, void (*fill)(FILE *, void *),
 	if (!f)
 		return cs_error(CS_ERR_IO, "cannot write %s: %s", path,
 				strerror(errno));
-	fill(f, arg);
+	fill(f, j);
 	ok = !ferror(f);
 	if (fclose(f) != 0)
 		ok = false;
@@ -432,32 +461,6 @@ static cs_status_t run_gnuplot(const tmpfiles_t *t, double timeout)
 
 /* ---- the plot ----------------------------------------------------------- */
 
-typedef struct plot_job {
-	const char *term, *out;
-	const tmpfiles_t *t;
-	const cs_bench_rec_t *recs;
-	size_t n;
-	const point_t *pts;
-	size_t npts;
-	const line_t *lines;
-	size_t nlines;
-} plot_job_t;
-
-static void fill_data(FILE *f, void *arg)
-{
-	const plot_job_t *j = arg;
-
-	write_data(f, j->pts, j->npts);
-}
-
-static void fill_script(FILE *f, void *arg)
-{
-	const plot_job_t *j = arg;
-
-	write_script(f, j->term, j->out, j->t->data, j->recs, j->n, j->lines,
-		     j->nlines);
-}
-
 /* The files of job j, then gnuplot on them. */
 static cs_status_t draw(plot_job_t *j, tmpfiles_t *t)
 {
@@ -468,8 +471,8 @@ static cs_status_t draw(plot_job_t *j, tmpfiles_t *t)
 	    (st = make_tmp(t->err, sizeof t->err, "err")) != CS_OK)
 		return st;
 	j->t = t;
-	if ((st = write_file(t->data, fill_data, j)) != CS_OK ||
-	    (st = write_file(t->script, fill_script, j)) != CS_OK)
+	if ((st = write_file(t->data, write_data, j)) != CS_OK ||
+	    (st = write_file(t->script, write_script, j)) != CS_OK)
 		return st;
 	return run_gnuplot(t, timeout_s());
 }

@@ -11,8 +11,9 @@
 #include "csref/status.h"
 
 /* Draw recs[0..n) into path: busbw_GBps (GB/s) against bytes on a log x
- * axis, one line per (series, inplace) pair in the order they first
- * appear, so several backends or algorithms share one picture. The format
+ * axis, one line per (series, world size, inplace) in the order they
+ * first appear, so several backends or algorithms share one picture (the
+ * key names the world size when the records have several). The format
  * follows path's extension, ".svg" or ".png"; any other is CS_ERR_INVALID
  * naming it. The script and data go to temporary files (TMPDIR or /tmp),
  * removed before returning; gnuplot is found on PATH and given

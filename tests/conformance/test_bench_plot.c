@@ -3,7 +3,8 @@
  * on records built here: the SVG is well-formed XML (xmllint --noout) with
  * one curve per (series, in-place) pair, each curve's points in size order
  * and its key entry naming the series; the PNG starts with the PNG
- * signature and has the stated size; a series name full of gnuplot and
+ * signature and has the stated size; world sizes that differ get a line
+ * each, named in the key; a series name full of gnuplot and
  * XML syntax and an output path with a quote still plot; the temporary
  * files are gone afterwards. The errors: an unknown or missing extension,
  * no records, no plottable record, gnuplot missing from PATH, a gnuplot
@@ -281,6 +282,38 @@ static void test_svg(void **state)
 	assert_int_equal(count_entries(fx->tmp), 0);
 }
 
+/* World sizes 2 and 4 of one series: a line each, the key naming the
+ * size, the title not (it states only what every record shares). */
+static void test_svg_world_sizes(void **state)
+{
+	fixture_t *fx = *state;
+	cs_bench_rec_t recs[3 * 2 * NSIZES], two[2 * NSIZES];
+	size_t n = make_recs(recs), i, m = 0;
+	char out[128], *svg;
+
+	if (skip_without("gnuplot"))
+		skip();
+	for (i = 0; i < n; i++)
+		if (!strcmp(recs[i].series, "mpi") && recs[i].inplace == 0) {
+			assert_true(m + 2 <= 2 * NSIZES);
+			two[m] = recs[i];
+			two[m + 1] = recs[i];
+			two[m + 1].nranks = 2;
+			m += 2;
+		}
+	assert_int_equal(m, 2 * NSIZES);
+	snprintf(out, sizeof out, "%s/ranks.svg", fx->dir);
+	assert_int_equal(cs_bench_plot(out, two, m), CS_OK);
+	svg = slurp(out, NULL);
+	assert_int_equal(check_curve(svg, 1), NSIZES);
+	assert_int_equal(check_curve(svg, 2), NSIZES);
+	assert_null(strstr(svg, "gnuplot_plot_3\""));
+	assert_non_null(strstr(svg, ">mpi, 4 ranks (out of place)</text>"));
+	assert_non_null(strstr(svg, ">mpi, 2 ranks (out of place)</text>"));
+	assert_non_null(strstr(svg, ">busbw allreduce float32 sum</text>"));
+	free(svg);
+}
+
 /* ---- the PNG ------------------------------------------------------------ */
 
 static uint32_t be32(const unsigned char *p)
@@ -408,6 +441,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_svg, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_svg_world_sizes, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_png, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_extension, setup,
 						teardown),
