@@ -38,8 +38,9 @@ cs_note() {
 # Debian packages the build and the tests need.
 cs_packages() {
 	echo cmake gcc make pkg-config libcmocka-dev check
-	# xmllint, for the test docs_svg (the pictures of docs/collectives/)
-	echo libxml2-utils
+	# collspec bench --plot runs gnuplot; xmllint (libxml2-utils) checks
+	# its SVGs and those of docs/collectives/ (docs_svg)
+	echo gnuplot-nox libxml2-utils
 	case "${CS_MPI:-openmpi}" in
 	mpich) echo mpich libmpich-dev ;;
 	*) echo openmpi-bin libopenmpi-dev ;;
