@@ -41,6 +41,9 @@ cs_packages() {
 	# collspec bench --plot runs gnuplot; xmllint (libxml2-utils) checks
 	# its SVGs and those of docs/collectives/ (docs_svg)
 	echo gnuplot-nox libxml2-utils
+	# tests that read reports with Python's json and csv modules
+	# (conformance_bench, the check_results --python cross-checks)
+	echo python3
 	case "${CS_MPI:-openmpi}" in
 	mpich) echo mpich libmpich-dev ;;
 	*) echo openmpi-bin libopenmpi-dev ;;
