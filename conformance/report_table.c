@@ -15,6 +15,7 @@
 #include "expect.h"
 #include "failsig.h"
 #include "names.h"
+#include "bench.h"
 #include "patsuite.h"
 #include "report_impl.h"
 #include "result.h"
@@ -46,27 +47,11 @@ void cs_report_start(cs_report_t *r, const cs_hcase_t *hc)
 	r->progress_shown = 1;
 }
 
-/* Bytes one rank moves, as nccl-tests reports "size". */
+/* Bytes one rank moves, as nccl-tests reports "size" (bench's rule). */
 static size_t case_bytes(const cs_case_t *c)
 {
-	size_t b = c->count * cs_dtype_size(c->dtype);
-
-	switch (c->coll) {
-	case CS_COLL_ALLGATHER:
-	case CS_COLL_REDUCESCATTER:
-	case CS_COLL_ALLTOALL:
-	case CS_COLL_ALLTOALLV:
-	case CS_COLL_GATHER:
-	case CS_COLL_SCATTER:
-		return b * (size_t)c->nranks;
-	case CS_COLL_ALLREDUCE:
-	case CS_COLL_BROADCAST:
-	case CS_COLL_REDUCE:
-	case CS_COLL_SENDRECV:
-	case CS_NUM_COLLS: /* not a collective */
-	default:
-		return b;
-	}
+	return c->count *
+	       (size_t)cs_bench_bytes_per_count(c->coll, c->dtype, c->nranks);
 }
 
 /* n bytes of s on the table, a control byte as \xNN, so that a string from
