@@ -379,7 +379,7 @@ static void draw_head(FILE *f, const struct ex *e, int W, int H, int rx)
 /* One row per rank: its label, its send cells, its receive cells. */
 static void draw_rows(FILE *f, const struct ex *e, int rx)
 {
-	char lab[16];
+	char lab[24];
 	int r, y;
 
 	for (r = 0; r < e->P; r++) {
@@ -401,7 +401,7 @@ static void draw_rows(FILE *f, const struct ex *e, int rx)
 static void draw_legend(FILE *f, const struct ex *e)
 {
 	int y = TOP + e->P * ROW_PITCH + 8, r;
-	char lab[16];
+	char lab[24];
 
 	for (r = 0; r < e->P; r++) {
 		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" "
