@@ -6,56 +6,26 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include "csref/cost.h"
 #include "gpu_metrics.h"
 #include "csgpu/device.h" /* cs_dev_of_rank */
 
 double gb_busbw_factor(cs_coll_t coll, int P)
 {
-	if (P < 1)
+	/* nccl-tests' table (csref/cost.h); the GPU bench times no
+	 * alltoallv, whose traffic depends on its matrix */
+	if (P < 1 || coll == CS_COLL_ALLTOALLV || (unsigned)coll >= CS_NUM_COLLS)
 		return -1.0;
-	switch (coll) {
-	case CS_COLL_ALLREDUCE:
-		/* reduce-scatter then all-gather: (P-1)/P of the data twice */
-		return 2.0 * (P - 1) / P;
-	case CS_COLL_ALLGATHER:
-	case CS_COLL_REDUCESCATTER:
-	case CS_COLL_ALLTOALL:
-	case CS_COLL_GATHER:
-	case CS_COLL_SCATTER:
-		/* all blocks but one's own cross a link */
-		return (double)(P - 1) / P;
-	case CS_COLL_BROADCAST:
-	case CS_COLL_REDUCE:
-	case CS_COLL_SENDRECV:
-		return 1.0;
-	case CS_COLL_ALLTOALLV:
-	case CS_NUM_COLLS: /* not a collective */
-	default:
-		return -1.0;
-	}
+	return cs_nccl_busbw_factor(coll, P);
 }
 
 size_t gb_size_blocks(cs_coll_t coll, int P)
 {
-	if (P < 1)
+	/* nccl-tests' size rule (csref/cost.h), in blocks of count; no
+	 * alltoallv (its sizes depend on its matrix) */
+	if (P < 1 || coll == CS_COLL_ALLTOALLV || (unsigned)coll >= CS_NUM_COLLS)
 		return 0;
-	switch (coll) {
-	case CS_COLL_ALLGATHER:
-	case CS_COLL_REDUCESCATTER:
-	case CS_COLL_ALLTOALL:
-	case CS_COLL_GATHER:
-	case CS_COLL_SCATTER:
-		return (size_t)P;
-	case CS_COLL_ALLREDUCE:
-	case CS_COLL_BROADCAST:
-	case CS_COLL_REDUCE:
-	case CS_COLL_SENDRECV:
-		return 1;
-	case CS_COLL_ALLTOALLV:
-	case CS_NUM_COLLS: /* not a collective */
-	default:
-		return 0;
-	}
+	return (size_t)(cs_nccl_size_per_count(coll, CS_DTYPE_UINT8, P));
 }
 
 size_t gb_count_of(cs_coll_t coll, int P, size_t bytes, size_t esize)

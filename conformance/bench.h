@@ -65,19 +65,14 @@ cs_status_t cs_bench_parse_args(int argc, char **argv, cs_bench_opts_t *o);
 /* The message sizes in bytes, -b to -e by -f: n (at most max) written. */
 int cs_bench_byte_sizes(const cs_bench_opts_t *o, uint64_t *bytes, int max);
 
-/* nccl-tests' bytes per element count of collective c at P ranks:
- * the dtype size, times P for the collectives whose "size" is the whole
- * gathered or scattered buffer (bench_rec.h). */
-uint64_t cs_bench_bytes_per_count(cs_coll_t c, cs_dtype_t d, int P);
-
-/* nccl-tests' bus bandwidth factor of c at P ranks (bench_rec.h). */
-double cs_bench_busbw_factor(cs_coll_t c, int P);
+/* (The sizes and bus bandwidth factors are nccl-tests': csref/cost.h's
+ * cs_nccl_size_per_count and cs_nccl_busbw_factor.) */
 
 /*
  * The run options that make the worker's cases at world size P: one case
  * per (message size, in place), on the world communicator, root 0, exact
  * inputs, no misalignment, a fixed seed, the full suite filtered to them.
- * The count of a size is bytes / cs_bench_bytes_per_count (at least 1;
+ * The count of a size is bytes / cs_nccl_size_per_count (at least 1;
  * repeated counts are run once). CS_ERR_INVALID when there are more sizes
  * than a filter holds.
  */

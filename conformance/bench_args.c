@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench.h"
+#include "csref/cost.h"
 #include "cli_parse.h"
 
 static const char usage[] =
@@ -331,7 +332,7 @@ cs_status_t cs_bench_run_opts(const cs_bench_opts_t *o, int P,
 			      cs_run_opts_t *ro)
 {
 	uint64_t bytes[CS_BENCH_MAX_SIZES];
-	uint64_t per = cs_bench_bytes_per_count(o->coll, o->dtype, P);
+	uint64_t per = cs_nccl_size_per_count(o->coll, o->dtype, P);
 	int n = cs_bench_byte_sizes(o, bytes, CS_BENCH_MAX_SIZES), i, k;
 
 	memset(ro, 0, sizeof *ro);

@@ -16,53 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench.h"
-
-/* ---- sizes and factors ---------------------------------------------------- */
-
-uint64_t cs_bench_bytes_per_count(cs_coll_t c, cs_dtype_t d, int P)
-{
-	uint64_t es = cs_dtype_size(d);
-
-	switch (c) {
-	case CS_COLL_ALLGATHER:
-	case CS_COLL_REDUCESCATTER:
-	case CS_COLL_ALLTOALL:
-	case CS_COLL_ALLTOALLV:
-	case CS_COLL_GATHER:
-	case CS_COLL_SCATTER:
-		return es * (uint64_t)(P > 0 ? P : 1);
-	case CS_COLL_ALLREDUCE:
-	case CS_COLL_BROADCAST:
-	case CS_COLL_REDUCE:
-	case CS_COLL_SENDRECV:
-	case CS_NUM_COLLS:
-		break;
-	}
-	return es;
-}
-
-double cs_bench_busbw_factor(cs_coll_t c, int P)
-{
-	double p = P > 0 ? P : 1;
-
-	switch (c) {
-	case CS_COLL_ALLREDUCE:
-		return 2.0 * (p - 1) / p;
-	case CS_COLL_ALLGATHER:
-	case CS_COLL_REDUCESCATTER:
-	case CS_COLL_ALLTOALL:
-	case CS_COLL_ALLTOALLV:
-	case CS_COLL_GATHER:
-	case CS_COLL_SCATTER:
-		return (p - 1) / p;
-	case CS_COLL_BROADCAST:
-	case CS_COLL_REDUCE:
-	case CS_COLL_SENDRECV:
-	case CS_NUM_COLLS:
-		break;
-	}
-	return 1.0;
-}
+#include "csref/cost.h"
 
 /* ---- statistics ------------------------------------------------------------- */
 
@@ -114,7 +68,7 @@ void cs_bench_stats(cs_bench_rec_t *r, const double *t, int iters)
 	r->wait_spread_us = spread / iters;
 	/* bytes per microsecond / 1000 = 10^9 bytes per second */
 	r->algbw_GBps = r->time_us > 0 ? (double)r->bytes / r->time_us / 1e3 : 0;
-	r->busbw_GBps = r->algbw_GBps * cs_bench_busbw_factor(r->coll, P);
+	r->busbw_GBps = r->algbw_GBps * cs_nccl_busbw_factor(r->coll, P);
 	free(mx);
 }
 

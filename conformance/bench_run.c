@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench.h"
+#include "csref/cost.h"
 #include "backends.h"
 #include "precheck.h"
 #include "results.h"
@@ -154,7 +155,7 @@ static void make_record(struct bsize *s, const cs_result_t *res,
 	r->inplace = hc->inplace;
 	r->nranks = P;
 	r->count = hc->c.count;
-	r->bytes = r->count * cs_bench_bytes_per_count(r->coll, r->dtype, P);
+	r->bytes = r->count * cs_nccl_size_per_count(r->coll, r->dtype, P);
 	r->iters = it;
 	r->warmup = s->o->warmup;
 	r->checked = s->o->check;

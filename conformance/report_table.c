@@ -15,7 +15,7 @@
 #include "expect.h"
 #include "failsig.h"
 #include "names.h"
-#include "bench.h"
+#include "csref/cost.h"
 #include "patsuite.h"
 #include "report_impl.h"
 #include "result.h"
@@ -51,7 +51,7 @@ void cs_report_start(cs_report_t *r, const cs_hcase_t *hc)
 static size_t case_bytes(const cs_case_t *c)
 {
 	return c->count *
-	       (size_t)cs_bench_bytes_per_count(c->coll, c->dtype, c->nranks);
+	       (size_t)cs_nccl_size_per_count(c->coll, c->dtype, c->nranks);
 }
 
 /* n bytes of s on the table, a control byte as \xNN, so that a string from

@@ -5,6 +5,7 @@
  * derives each row and names its source.
  */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 #include "csref/cost.h"
 
@@ -216,4 +217,51 @@ cs_status_t cs_cost_time(cs_coll_t coll, cs_algo_t algo, int P, double n,
 		return st;
 	*seconds = cs_cost_eval(&c, m, n);
 	return CS_OK;
+}
+
+/* ---- nccl-tests' conventions ---------------------------------------------- */
+
+uint64_t cs_nccl_size_per_count(cs_coll_t c, cs_dtype_t d, int P)
+{
+	uint64_t es = cs_dtype_size(d);
+
+	switch (c) {
+	case CS_COLL_ALLGATHER:
+	case CS_COLL_REDUCESCATTER:
+	case CS_COLL_ALLTOALL:
+	case CS_COLL_ALLTOALLV:
+	case CS_COLL_GATHER:
+	case CS_COLL_SCATTER:
+		return es * (uint64_t)(P > 0 ? P : 1);
+	case CS_COLL_ALLREDUCE:
+	case CS_COLL_BROADCAST:
+	case CS_COLL_REDUCE:
+	case CS_COLL_SENDRECV:
+	case CS_NUM_COLLS:
+		break;
+	}
+	return es;
+}
+
+double cs_nccl_busbw_factor(cs_coll_t c, int P)
+{
+	double p = P > 0 ? P : 1;
+
+	switch (c) {
+	case CS_COLL_ALLREDUCE:
+		return 2.0 * (p - 1) / p;
+	case CS_COLL_ALLGATHER:
+	case CS_COLL_REDUCESCATTER:
+	case CS_COLL_ALLTOALL:
+	case CS_COLL_ALLTOALLV:
+	case CS_COLL_GATHER:
+	case CS_COLL_SCATTER:
+		return (p - 1) / p;
+	case CS_COLL_BROADCAST:
+	case CS_COLL_REDUCE:
+	case CS_COLL_SENDRECV:
+	case CS_NUM_COLLS:
+		break;
+	}
+	return 1.0;
 }

@@ -15,30 +15,31 @@
 #include <string.h>
 #include <cmocka.h>
 #include "bench.h"
+#include "csref/cost.h"
 
 /* nccl-tests doc/PERFORMANCE.md: allreduce 2(n-1)/n, allgather and
  * reducescatter (n-1)/n, broadcast and reduce 1; worked by hand. */
 static void test_factors(void **state)
 {
 	(void)state;
-	assert_true(cs_bench_busbw_factor(CS_COLL_ALLREDUCE, 4) == 1.5);
-	assert_true(cs_bench_busbw_factor(CS_COLL_ALLREDUCE, 2) == 1.0);
-	assert_true(cs_bench_busbw_factor(CS_COLL_ALLREDUCE, 1) == 0.0);
-	assert_true(cs_bench_busbw_factor(CS_COLL_ALLGATHER, 4) == 0.75);
-	assert_true(cs_bench_busbw_factor(CS_COLL_REDUCESCATTER, 8) == 0.875);
-	assert_true(cs_bench_busbw_factor(CS_COLL_ALLTOALL, 2) == 0.5);
-	assert_true(cs_bench_busbw_factor(CS_COLL_BROADCAST, 4) == 1.0);
-	assert_true(cs_bench_busbw_factor(CS_COLL_REDUCE, 16) == 1.0);
-	assert_true(cs_bench_busbw_factor(CS_COLL_SENDRECV, 2) == 1.0);
+	assert_true(cs_nccl_busbw_factor(CS_COLL_ALLREDUCE, 4) == 1.5);
+	assert_true(cs_nccl_busbw_factor(CS_COLL_ALLREDUCE, 2) == 1.0);
+	assert_true(cs_nccl_busbw_factor(CS_COLL_ALLREDUCE, 1) == 0.0);
+	assert_true(cs_nccl_busbw_factor(CS_COLL_ALLGATHER, 4) == 0.75);
+	assert_true(cs_nccl_busbw_factor(CS_COLL_REDUCESCATTER, 8) == 0.875);
+	assert_true(cs_nccl_busbw_factor(CS_COLL_ALLTOALL, 2) == 0.5);
+	assert_true(cs_nccl_busbw_factor(CS_COLL_BROADCAST, 4) == 1.0);
+	assert_true(cs_nccl_busbw_factor(CS_COLL_REDUCE, 16) == 1.0);
+	assert_true(cs_nccl_busbw_factor(CS_COLL_SENDRECV, 2) == 1.0);
 	/* bytes per element count: float32 is 4 bytes; allgather's size is
 	 * the whole gathered buffer (4 ranks: 16 bytes per count) */
-	assert_int_equal(cs_bench_bytes_per_count(CS_COLL_ALLREDUCE,
+	assert_int_equal(cs_nccl_size_per_count(CS_COLL_ALLREDUCE,
 						  CS_DTYPE_FLOAT32, 4), 4);
-	assert_int_equal(cs_bench_bytes_per_count(CS_COLL_ALLGATHER,
+	assert_int_equal(cs_nccl_size_per_count(CS_COLL_ALLGATHER,
 						  CS_DTYPE_FLOAT32, 4), 16);
-	assert_int_equal(cs_bench_bytes_per_count(CS_COLL_REDUCESCATTER,
+	assert_int_equal(cs_nccl_size_per_count(CS_COLL_REDUCESCATTER,
 						  CS_DTYPE_FLOAT64, 3), 24);
-	assert_int_equal(cs_bench_bytes_per_count(CS_COLL_BROADCAST,
+	assert_int_equal(cs_nccl_size_per_count(CS_COLL_BROADCAST,
 						  CS_DTYPE_INT8, 8), 1);
 }
 

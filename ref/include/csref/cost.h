@@ -20,6 +20,7 @@
 #define CSREF_COST_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "csref/catalog.h"
 #include "csref/status.h"
 
@@ -96,6 +97,19 @@ cs_status_t cs_cost_time(cs_coll_t coll, cs_algo_t algo, int P, double n,
  */
 cs_status_t cs_cost_fit(const double *x1, const double *x2, const double *y,
 			size_t k, double *alpha, double *beta);
+
+/*
+ * nccl-tests' conventions (its doc/PERFORMANCE.md), the one copy that
+ * collspec bench, the GPU bench and the run report use. A call's "size"
+ * is count times cs_nccl_size_per_count: the dtype size for allreduce,
+ * broadcast, reduce and sendrecv; P times it for allgather,
+ * reducescatter, alltoall(v), gather and scatter (the whole gathered or
+ * scattered buffer). busbw = algbw times cs_nccl_busbw_factor: 2(P-1)/P
+ * for allreduce, (P-1)/P for the gathering and scattering ones, 1 for
+ * broadcast, reduce and sendrecv. P < 1 counts as 1.
+ */
+uint64_t cs_nccl_size_per_count(cs_coll_t c, cs_dtype_t d, int P);
+double cs_nccl_busbw_factor(cs_coll_t c, int P);
 
 #ifdef __cplusplus
 }
