@@ -325,7 +325,7 @@ cs_patport_t *cs_patport_new(cs_worker_t *w, const struct cs_wvar *var,
 			     const cs_prank_t *rk, cs_pcheck_t *chk)
 {
 	cs_patport_t *p = calloc(1, sizeof *p);
-	size_t n = (size_t)w->n, W = (size_t)w->g->world;
+	size_t n = (size_t)w->n;
 	if (!p)
 		return NULL;
 	p->w = w;
@@ -340,9 +340,8 @@ cs_patport_t *cs_patport_new(cs_worker_t *w, const struct cs_wvar *var,
 	p->reccap = calloc(n, sizeof *p->reccap);
 	p->st = calloc(n, sizeof *p->st);
 	p->rc = calloc(n, sizeof *p->rc);
-	p->fp = calloc(n * W + n, sizeof *p->fp);
 	if (!p->q || !p->nq || !p->rec || !p->nrec || !p->reccap || !p->st ||
-	    !p->rc || !p->fp) {
+	    !p->rc) {
 		cs_patport_free(p);
 		return NULL;
 	}
@@ -384,6 +383,5 @@ void cs_patport_free(cs_patport_t *p)
 	free(p->reccap);
 	free(p->st);
 	free(p->rc);
-	free(p->fp);
 	free(p);
 }

@@ -49,7 +49,6 @@ struct cs_patport {
 	size_t *nrec, *reccap;
 	stage_t *st;
 	int *rc;
-	uint64_t *fp; /* identity: n * world fingerprints */
 };
 
 /* alltoallv's arrays of call q: which = 0 sendcounts, 1 sdispls,
@@ -85,7 +84,8 @@ void *cs_patport_recvp(const cs_patport_t *p, int i);
 void cs_patport_check_one(cs_patport_t *p, int i, const qcall_t *q, int k);
 
 /* After allreduce call k: every group rank's result bit-identical to
- * group rank 0's (an exchange within the group: collective). */
+ * group rank 0's, compared in full (an exchange within the group:
+ * collective). */
 void cs_patport_check_identity(cs_patport_t *p, int k);
 
 #endif /* CS_PATPORT_IMPL_H */
