@@ -50,7 +50,8 @@ static const cs_check_info_t checks[] = {
 	 "all ranks of the communicator",
 	 "ranks that must hold the same result (allreduce, allgather, "
 	 "broadcast) hold different bits, compared by a keyed fingerprint of "
-	 "each rank's whole receive buffer"},
+	 "each rank's whole receive buffer (a pattern's allreduce: the whole "
+	 "buffers themselves, within the pattern's group)"},
 	{"nanrule", V(FAIL), 6, CS_CHECK_CASE, CS_CHECKF_VALUES,
 	 "the merge of all ranks",
 	 "`max`/`min` ignored a NaN in some elements and propagated one in "
