@@ -38,7 +38,7 @@
  * "the bare call", kept in one file so that it reads top to bottom
  * (arguments, the call, the timing, the table, main).
  */
-#define _DEFAULT_SOURCE /* usleep */
+#define _DEFAULT_SOURCE /* getopt_long */
 #include <ctype.h>
 #include <getopt.h>
 #include <limits.h>
@@ -51,6 +51,7 @@
 #include <unistd.h>
 #include "cli_parse.h"
 #include "gpu_metrics.h"
+#include "mpiwait.h"
 
 #define MAX_BYTES ((uint64_t)1 << 40)
 #define MAX_ITERS 1000000L
@@ -304,23 +305,6 @@ static int one_call(const call_t *c)
 
 /* ---- timing ------------------------------------------------------------- */
 
-/* Wait for r as the harness does: 64 tests, then sleeps of 10 us doubling
- * to 500 us between tests. */
-static void sleepy_wait(MPI_Request *r)
-{
-	int done = 0, spins = 0;
-	useconds_t us = 10;
-
-	for (;;) {
-		MPI_Test(r, &done, MPI_STATUS_IGNORE);
-		if (done)
-			return;
-		if (++spins < 64)
-			continue;
-		usleep(us);
-		us = us < 250 ? 2 * us : 500;
-	}
-}
 
 /* One int from rank `from` to rank `to`, waited for sleepily. */
 static void sleepy_msg(int rank, int from, int to)
@@ -332,7 +316,7 @@ static void sleepy_msg(int rank, int from, int to)
 		MPI_Isend(&word, 1, MPI_INT, to, 8, MPI_COMM_WORLD, &r);
 	else
 		MPI_Irecv(&word, 1, MPI_INT, from, 8, MPI_COMM_WORLD, &r);
-	sleepy_wait(&r);
+	cs_mpi_wait(&r); /* as the harness waits */
 }
 
 /* The harness's barrier: up to rank 0 one rank at a time, then back down
