@@ -17,7 +17,7 @@
  * ranks; time is their mean, p50 and p99 their nearest-rank percentiles,
  * spread the mean of (slowest - fastest rank). The barrier (--sync):
  *   harness  (default) the one bench's worker passes before each call
- *            (conformance/rgroup_mpi.c): every rank's word up to rank 0
+ *            (conformance/worker/rgroup_mpi.c): every rank's word up to rank 0
  *            point to point, the go back down a binomial tree, each wait
  *            a short spin then sleeps of 10 us doubling to 500 us, which
  *            leaves the cores to the other ranks when there are more ranks
@@ -25,7 +25,7 @@
  *   mpi      MPI_Barrier, which spins
  *   none     no barrier: calls back to back, as a pipeline issues them.
  * The calls are those of bench's mpi backend
- * (conformance/backend_mpi_coll.c), MPI_IN_PLACE where it uses it; the
+ * (conformance/backends/mpi/backend_mpi_coll.c), MPI_IN_PLACE where it uses it; the
  * buffers hold ones and are not checked (#wrong is -1, as bench -c 0).
  *
  * The table has bench's columns (size, count, type, redop, then per
@@ -49,9 +49,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli_parse.h"
+#include "base/cli_parse.h"
 #include "gpu_metrics.h"
-#include "mpiwait.h"
+#include "worker/mpiwait.h"
 
 #define MAX_BYTES ((uint64_t)1 << 40)
 #define MAX_ITERS 1000000L

@@ -1,6 +1,6 @@
 /*
  * bench_khash.c - cost of the identity check's keyed fingerprint
- * (conformance/khash.c) next to a plain memcmp of the same bytes.
+ * (conformance/check/khash.c) next to a plain memcmp of the same bytes.
  *
  *   bench_khash [MiB]      (default 64)
  *
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "khash.h"
+#include "check/khash.h"
 
 static double now(void)
 {

@@ -235,7 +235,7 @@ static void power(cs_dtype_t d, cs_op_t op, int cases, size_t n,
 
 /* Nanoseconds per element of the oracle, the per-element comparison and
  * cs_stats_add, one thread, in blocks of 2^16 elements as the checker
- * (conformance/check.c) runs them. */
+ * (conformance/check/check.c) runs them. */
 static void cost(size_t n)
 {
 	enum { BLOCK = 1 << 16 };

@@ -90,7 +90,7 @@ done
 # ---- the overhead table (also --from) -----------------------------------
 
 # The median over the repeats of bench's series "mpi" (CSV, columns fixed
-# by conformance/bench_rec.h: 1 series, 6 inplace, 7 nranks, 8 bytes,
+# by conformance/base/bench_rec.h: 1 series, 6 inplace, 7 nranks, 8 bytes,
 # 12 time_us, 14 p50_us) against bare_loop's table (columns: size count
 # type redop, then time algbw busbw #wrong p50 p99 spread out of place,
 # the same in place; "-" where not run), per (bytes, placement).

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR
 # test.sh - set up and build (scripts/setup.sh), then run the project's
-# tests in stages; a failing stage is named, the others still run:
+# tests in stages; a failing stage is named, the others still run. With no
+# arguments it runs the stages a developer needs before every commit,
+# `tests quick`, and says how to run the rest; CS_TEST_STAGES=all (what
+# .ci/run sets) runs every stage:
 #   tests  the whole CTest suite in build/ (tests labelled `gpu` report
 #          "skipped" without a device; the `large` one skips unless asked)
 #   quick  the quick suite on the mpi backend at --ranks 1-8 against Open
@@ -28,8 +31,7 @@
 #          seconds (ctest --preset fuzz); none may crash
 #   large  the test labelled `large` (about 8 GiB) in build/, when
 #          /proc/meminfo's MemAvailable holds what it needs (otherwise it
-#          is skipped, with the reason, and the stage passes); not in the
-#          default list: .ci/run adds it
+#          is skipped, with the reason, and the stage passes)
 # docs/ci.md says what each stage runs, how long it takes and how to
 # reproduce a fuzz crash.
 #
@@ -37,18 +39,21 @@
 # stage runs unless CS_TEST_STAGES says otherwise, e.g.:
 #   scripts/test.sh -L unit
 # Environment:
-#   CS_TEST_STAGES   stages to run, in order (default "tests quick mpich
-#                    builds asan fuzz"; "tests" when arguments are given)
+#   CS_TEST_STAGES   stages to run, in order (default "tests quick";
+#                    "tests" when arguments are given; "all": tests quick
+#                    mpich builds asan fuzz large)
 #   CS_FUZZ_SECONDS  seconds per fuzz target (default 20)
 # Exits non-zero when the set-up, a build or any test fails.
 
 set -euo pipefail
 
+cs_all_stages="tests quick mpich builds asan fuzz large"
 if [ $# -gt 0 ]; then
 	cs_stages="${CS_TEST_STAGES:-tests}"
 else
-	cs_stages="${CS_TEST_STAGES:-tests quick mpich builds asan fuzz}"
+	cs_stages="${CS_TEST_STAGES:-tests quick}"
 fi
+[ "$cs_stages" = all ] && cs_stages="$cs_all_stages"
 case " $cs_stages " in
 *" fuzz "*) export CS_SETUP_FUZZ=1 ;; # setup.sh installs clang, libFuzzer
 esac
@@ -160,3 +165,8 @@ if [ ${#cs_failed[@]} -gt 0 ]; then
 	exit 1
 fi
 echo "test.sh: all stages passed: $cs_stages"
+if [ "$cs_stages" != "$cs_all_stages" ]; then
+	echo "test.sh: not run here: the other stages of CI (MPICH, a Debug" \
+		"build, sanitizers, fuzzing, the 8 GiB test); run every stage" \
+		"with: CS_TEST_STAGES=all scripts/test.sh (as .ci/run does)"
+fi

@@ -24,8 +24,8 @@
 #include "csref/catalog.h"
 #include "csref/grid.h"
 #include "csref/pattern.h"
-#include "json.h"
-#include "patsuite.h"
+#include "base/json.h"
+#include "suite/patsuite.h"
 
 #define MAXW 64
 #define MAXREC (1 << 20)

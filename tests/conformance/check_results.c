@@ -46,9 +46,9 @@
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "json.h"
-#include "names.h"
-#include "result.h"
+#include "base/json.h"
+#include "base/names.h"
+#include "base/result.h"
 
 struct args {
 	const char *json, *expect, *coll;

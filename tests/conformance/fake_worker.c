@@ -26,9 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "json.h"
-#include "names.h"
-#include "result.h"
+#include "base/json.h"
+#include "base/names.h"
+#include "base/result.h"
 
 static long env_long(const char *name, long dflt)
 {

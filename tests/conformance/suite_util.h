@@ -6,7 +6,7 @@
 #define CS_TEST_SUITE_UTIL_H
 
 #include <stddef.h>
-#include "suite.h"
+#include "suite/suite.h"
 
 /* cs_case_validate with the alltoallv matrix the worker would build;
  * fails the running CMocka test otherwise. */

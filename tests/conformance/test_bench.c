@@ -1,5 +1,5 @@
 /*
- * test_bench.c - `collspec bench`'s pure parts (conformance/bench_out.c,
+ * test_bench.c - `collspec bench`'s pure parts (conformance/bench/bench_out.c,
  * bench_args.c): nccl-tests' bus bandwidth factors and sizes against
  * hand-computed values, the statistics of a small hand-worked example,
  * the JSON line read back and malformed lines refused, the message sizes
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "bench.h"
+#include "bench/bench.h"
 #include "csref/cost.h"
 
 /* nccl-tests doc/PERFORMANCE.md: allreduce 2(n-1)/n, allgather and

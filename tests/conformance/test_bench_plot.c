@@ -1,5 +1,5 @@
 /*
- * test_bench_plot.c - `collspec bench --plot` (conformance/bench_plot.c)
+ * test_bench_plot.c - `collspec bench --plot` (conformance/bench/bench_plot.c)
  * on records built here: the SVG is well-formed XML (xmllint --noout) with
  * one curve per (series, in-place) pair, each curve's points in size order
  * and its key entry naming the series; the PNG starts with the PNG
@@ -30,7 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "bench_plot.h"
+#include "bench/bench_plot.h"
 
 extern char **environ;
 

@@ -1,5 +1,5 @@
 /*
- * test_check.c - one rank's buffers and checks (conformance/check.c),
+ * test_check.c - one rank's buffers and checks (conformance/check/check.c),
  * without MPI: a case is "run" by writing the receive buffer by hand, then
  * broken on purpose; each break must be named by the right check.
  */
@@ -12,14 +12,14 @@
 #include <string.h>
 #include <cmocka.h>
 #include "csref/compare.h"
-#include "checker.h"
-#include "exec.h"
-#include "khash.h"
-#include "names.h"
-#include "result.h"
-#include "run_args.h"
-#include "suite.h"
-#include "verdict.h"
+#include "check/check.h"
+#include "check/exec.h"
+#include "check/khash.h"
+#include "base/names.h"
+#include "base/result.h"
+#include "run/run_args.h"
+#include "suite/suite.h"
+#include "check/verdict.h"
 #include "csref/arith.h"
 #include "csref/gen.h"
 

@@ -1,5 +1,5 @@
 /*
- * test_checks.c - the check registry (conformance/checks.c) on its own:
+ * test_checks.c - the check registry (conformance/base/check_registry.c) on its own:
  * names unique and well formed, the verdicts each can set, priorities a
  * strict order with the head that docs/reports.md documents, lookups, and
  * the checks an expectations entry may name. test_check_sources.c holds
@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
-#include "checks.h"
-#include "names.h"
-#include "result.h"
-#include "expect.h"
+#include "base/check_registry.h"
+#include "base/names.h"
+#include "base/result.h"
+#include "report/expect.h"
 
 /* ---- the registry on its own ---------------------------------------------- */
 

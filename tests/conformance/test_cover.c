@@ -1,5 +1,5 @@
 /*
- * test_cover.c - the row generator on its own (conformance/cover.c), on
+ * test_cover.c - the row generator on its own (conformance/suite/cover.c), on
  * small synthetic factor spaces that have nothing to do with collectives.
  *
  * Each space is a list of levels and a rule on complete rows. The test
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "cover.h"
+#include "suite/cover.h"
 
 #define MAXF 8
 #define MAXROWS 4096

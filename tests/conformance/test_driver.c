@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "driver.h"
+#include "driver/driver.h"
 
 #define MAXR 64
 

@@ -1,6 +1,6 @@
 /*
  * test_expect.c - known defects as data: the expectations file parser
- * (conformance/expect.c: fields, lines, every malformed input an error
+ * (conformance/report/expect.c: fields, lines, every malformed input an error
  * naming file and line), which cases an entry selects and what it does to
  * a result (expect_apply.c: XFAIL, XPASS, the re-run line, the detail),
  * the report's verdicts, exit codes and JUnit with --expect (report.c),
@@ -20,11 +20,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "csref/a2av.h"
-#include "names.h"
-#include "report.h"
-#include "result.h"
-#include "expect.h"
-#include "failsig.h"
+#include "base/names.h"
+#include "report/report.h"
+#include "base/result.h"
+#include "report/expect.h"
+#include "report/failsig.h"
 
 static cs_expect_t *parse_ok(const char *text)
 {

@@ -22,8 +22,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "json.h"
-#include "result.h"
+#include "base/json.h"
+#include "base/result.h"
 
 static char *slurp(const char *path)
 {

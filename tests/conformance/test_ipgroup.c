@@ -1,7 +1,7 @@
 /*
  * test_ipgroup.c - the group recorder of the all-in-process built-in
- * backends (conformance/ipgroup.h) and the options and plans the gpu and
- * gpu-sim backends share (conformance/backend_gpucommon.h).
+ * backends (conformance/backends/gpu/ipgroup.h) and the options and plans the gpu and
+ * gpu-sim backends share (conformance/backend_gpu_impl.h).
  *
  * The recorder is driven with a fake executor that keeps what it was
  * handed; the expectations are written from the backend ABI's rules
@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
-#include "backend_gpucommon.h"
-#include "ipgroup.h"
+#include "backends/gpu/backend_gpu_impl.h"
+#include "backends/gpu/ipgroup.h"
 
 /* What the fake executor saw. */
 static int nruns;

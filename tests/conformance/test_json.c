@@ -1,5 +1,5 @@
 /*
- * test_json.c - the JSON Lines form of a result (conformance/json.c,
+ * test_json.c - the JSON Lines form of a result (conformance/base/json.c,
  * json_read.c): every field through its JSON form and back, bytes that
  * are not UTF-8, the escapes of other writers, malformed lines.
  */
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "json.h"
+#include "base/json.h"
 #include "json_util.h"
 
 static void fill_result(cs_result_t *r)

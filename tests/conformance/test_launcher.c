@@ -1,5 +1,5 @@
 /*
- * test_launcher.c - the launcher profiles (conformance/launcher.c): which
+ * test_launcher.c - the launcher profiles (conformance/driver/launcher.c): which
  * profile a `--version` text is, the options of each, and the signal of a
  * rank's death read from mpiexec's exit status and messages.
  *
@@ -22,7 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "launcher.h"
+#include "driver/launcher.h"
 
 static const char ompi_version[] =
 	"mpiexec (OpenRTE) 4.1.4\n"

@@ -21,8 +21,9 @@
 #include <string.h>
 #include <cmocka.h>
 #include <mpi.h>
-#include "backends.h"
-#include "mpiboot.h"
+#include "backends/mpi/backend_mpi.h"
+#include "backends/registry.h"
+#include "backends/mpiboot.h"
 
 static cs_mpiboot_t *world_boot;
 static MPI_Datatype seen_allreduce, seen_bcast;

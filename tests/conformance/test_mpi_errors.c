@@ -19,8 +19,10 @@
 #include <string.h>
 #include <cmocka.h>
 #include <mpi.h>
-#include "backends.h"
-#include "mpiboot.h"
+#include "backends/mpi/backend_mpi.h"
+#include "backends/ref/backend_ref.h"
+#include "backends/registry.h"
+#include "backends/mpiboot.h"
 
 static cs_mpiboot_t *world_boot;
 static int me;

@@ -1,6 +1,6 @@
 /*
  * test_mpi_userops.c - the `mpi` backend's user-defined reduction functions
- * (conformance/mpi_userops.c) are bit-commutative, so that creating them
+ * (conformance/backends/mpi/mpi_userops.c) are bit-commutative, so that creating them
  * commutative is sound. Each function is called as MPI calls it (no MPI
  * runtime is started), in both operand orders, on:
  *  - float8_e4m3, float8_e5m2: every pair of the 256 x 256 bit patterns;
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "mpi_userops.h"
+#include "backends/mpi/mpi_userops.h"
 #include "csref/arith.h"
 
 #define BATCH 65536

@@ -1,5 +1,5 @@
 /*
- * test_names.c - the harness's names (conformance/names.c), the filter's
+ * test_names.c - the harness's names (conformance/base/names.c), the filter's
  * initial state (suite.c), the command-line parsers (run.c), and error
  * messages that keep their cause (ref/status.c).
  */
@@ -12,11 +12,11 @@
 #include <string.h>
 #include <cmocka.h>
 #include "csref/a2av.h"
-#include "cli_parse.h"
-#include "names.h"
-#include "result.h"
-#include "run_args.h"
-#include "suite.h"
+#include "base/cli_parse.h"
+#include "base/names.h"
+#include "base/result.h"
+#include "run/run_args.h"
+#include "suite/suite.h"
 
 static void test_names(void **state)
 {

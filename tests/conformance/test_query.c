@@ -17,8 +17,8 @@
 #include <cmocka.h>
 #include "collspec/backend.h"
 #include "csref/a2av.h"
-#include "precheck.h"
-#include "suite.h"
+#include "worker/precheck.h"
+#include "suite/suite.h"
 #include "csref/case.h"
 
 static cs_backend_query_t seen;

@@ -17,10 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "json.h"
-#include "names.h"
-#include "report.h"
-#include "result.h"
+#include "base/json.h"
+#include "base/names.h"
+#include "report/report.h"
+#include "base/result.h"
 
 #define TAIL "</testsuite>\n</testsuites>\n"
 

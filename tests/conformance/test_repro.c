@@ -1,5 +1,5 @@
 /*
- * test_repro.c - the re-run line of a case (conformance/repro.c): what it
+ * test_repro.c - the re-run line of a case (conformance/base/repro.c): what it
  * names, every byte given back by a real shell, the longest line there
  * can be, and that line through the driver's results file.
  */
@@ -14,12 +14,12 @@
 #include <string.h>
 #include <cmocka.h>
 #include "csref/a2av.h"
-#include "names.h"
-#include "result.h"
-#include "results.h"
-#include "suite.h"
-#include "json.h"
-#include "repro.h"
+#include "base/names.h"
+#include "base/result.h"
+#include "report/results_file.h"
+#include "suite/suite.h"
+#include "base/json.h"
+#include "base/repro.h"
 #include "json_util.h"
 
 static void test_repro(void **state)

@@ -25,9 +25,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "json.h"
-#include "names.h"
-#include "result.h"
+#include "base/json.h"
+#include "base/names.h"
+#include "base/result.h"
 
 #define OPT "it's \"quoted\" $HOME `x` \\ 100% caf\xc3\xa9 \xff end"
 

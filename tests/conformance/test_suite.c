@@ -1,6 +1,6 @@
 /*
  * test_suite.c - the suite registry and what every suite's list keeps
- * (conformance/suite.c, factors.c): determinism, one case per
+ * (conformance/suite/suite.c, factors.c): determinism, one case per
  * single-valued filter, the full suite as the product, refusals. The
  * quick suite's coverage: test_suite_quick.c; the row generator alone:
  * test_cover.c.
@@ -15,8 +15,8 @@
 #include <cmocka.h>
 #include "csref/a2av.h"
 #include "csref/case.h"
-#include "names.h"
-#include "suite.h"
+#include "base/names.h"
+#include "suite/suite.h"
 #include "suite_util.h"
 
 static void test_deterministic(void **state)

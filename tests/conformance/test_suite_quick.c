@@ -1,5 +1,5 @@
 /*
- * test_suite_quick.c - the quick suite's coverage (conformance/suite.c,
+ * test_suite_quick.c - the quick suite's coverage (conformance/suite/suite.c,
  * factors.c, cover.c), checked against rules restated here.
  *
  * The rules a suite must keep are restated here, independently of the
@@ -19,8 +19,8 @@
 #include <cmocka.h>
 #include "csref/a2av.h"
 #include "csref/case.h"
-#include "names.h"
-#include "suite.h"
+#include "base/names.h"
+#include "suite/suite.h"
 #include "suite_util.h"
 
 enum { F_COLL, F_DTYPE, F_OP, F_MODE, F_INPLACE, F_COMM, F_COUNT, F_ROOT,

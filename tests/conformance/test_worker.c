@@ -1,5 +1,5 @@
 /*
- * test_worker.c - the worker (conformance/worker.h) with the other ranks
+ * test_worker.c - the worker (conformance/worker/worker.h) with the other ranks
  * played by a mock rank group (rgroup.h) and a fake backend.
  *
  * The world has two ranks; this process drives one of them (`me`), the
@@ -21,9 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "checker.h"
-#include "precheck.h"
-#include "worker.h"
+#include "check/check.h"
+#include "worker/precheck.h"
+#include "worker/worker.h"
+#include "run/run_args.h"
 
 #define COUNT 1000 /* elements: 4000 bytes, unlike any other exchange */
 

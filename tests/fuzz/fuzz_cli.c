@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "csref/a2av.h"
-#include "names.h"
-#include "run_args.h"
-#include "suite.h"
+#include "base/names.h"
+#include "run/run_args.h"
+#include "suite/suite.h"
 #include "fuzz.h"
 
 #define MAX_ARGS 64

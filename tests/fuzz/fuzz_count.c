@@ -11,9 +11,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "cli_parse.h"
-#include "run_args.h"
-#include "suite.h"
+#include "base/cli_parse.h"
+#include "run/run_args.h"
+#include "suite/suite.h"
 #include "fuzz.h"
 
 #define MAX_COUNTS ((int)(sizeof ((cs_filter_t *)0)->counts / sizeof(size_t)))

@@ -12,9 +12,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "names.h"
-#include "result.h"
-#include "expect.h"
+#include "base/names.h"
+#include "base/result.h"
+#include "report/expect.h"
 #include "fuzz.h"
 
 static size_t lines_of(const uint8_t *data, size_t size)

@@ -16,8 +16,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "json.h"
-#include "result.h"
+#include "base/json.h"
+#include "base/result.h"
 #include "fuzz.h"
 
 /*

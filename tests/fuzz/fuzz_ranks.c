@@ -10,8 +10,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "cli_parse.h"
-#include "run_args.h"
+#include "base/cli_parse.h"
+#include "run/run_args.h"
 #include "fuzz.h"
 
 /* A decimal number from 1 to 65536 in s[0..len), or -1. */

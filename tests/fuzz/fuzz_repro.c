@@ -16,9 +16,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "repro.h"
-#include "run_args.h"
-#include "suite.h"
+#include "base/repro.h"
+#include "run/run_args.h"
+#include "suite/suite.h"
 #include "fuzz.h"
 
 #define MAX_W 16

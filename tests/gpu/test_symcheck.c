@@ -35,7 +35,7 @@
 #include "csref/case.h"
 #include "csref/catalog.h"
 #include "csref/a2av.h"
-#include "names.h"
+#include "base/names.h"
 #include "mutate.h"
 #include "symcheck.h"
 

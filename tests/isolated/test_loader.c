@@ -5,7 +5,7 @@
  *
  * A table from a plugin is outside data: the loader must refuse each
  * defect with the status and the member its contract names
- * (backends.h: CS_ERR_UNSUPPORTED for the ABI version and struct size,
+ * (backends/registry.h: CS_ERR_UNSUPPORTED for the ABI version and struct size,
  * CS_ERR_INVALID for the rest) and never crash on one. A crash here would
  * take the driver down with no verdict, so each test runs in its own
  * child with a timeout. No MPI is started, so forking is safe (STYLE.md:
@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collspec/backend.h"
-#include "backends.h"
-#include "result.h"
+#include "backends/registry.h"
+#include "base/result.h"
 #include "guard.h"
 
 static const char *bad_plugin, *no_symbol_plugin;

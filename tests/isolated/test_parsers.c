@@ -19,11 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "csref/a2av.h"
-#include "cli_parse.h"
-#include "json.h"
-#include "names.h"
-#include "result.h"
-#include "expect.h"
+#include "base/cli_parse.h"
+#include "base/json.h"
+#include "base/names.h"
+#include "base/result.h"
+#include "report/expect.h"
 #include "guard.h"
 
 /* Bytes that open, close or separate something in one of the grammars,

@@ -21,10 +21,10 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "json.h"
-#include "names.h"
-#include "patsuite.h"
-#include "result.h"
+#include "base/json.h"
+#include "base/names.h"
+#include "suite/patsuite.h"
+#include "base/result.h"
 
 struct args {
 	const char *json, *kill, *coll;

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <cuda_runtime_api.h>
-#include "backend_nccl.h"
+#include "backends/nccl/backend_nccl.h"
 #include "csref/arith.h"
 
 #define N 37 /* elements per rank: odd, not a power of two */

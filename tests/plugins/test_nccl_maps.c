@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include <cuda_runtime_api.h>
 #include <nccl.h>
-#include "backend_nccl.h"
+#include "backends/nccl/backend_nccl.h"
 
 #if NCCL_VERSION_CODE < NCCL_VERSION(2, 24, 0)
 /* no float8 in this NCCL: the backend must map them to -1 */

@@ -128,7 +128,7 @@ endif()
 # Every file that gives an op its arithmetic must be among the places:
 # one missing means a switch there takes a new op without naming it.
 foreach(f ref/include/csref/arith.h ref/gen.c ref/golden.c ref/stats.c
-          conformance/backend_mpi.c examples/ring_plugin/ring_plugin.c)
+          conformance/backends/mpi/backend_mpi_types.c examples/ring_plugin/ring_plugin.c)
   if(NOT places_op MATCHES "(^|;)${f}:")
     message(FATAL_ERROR "no switch of ${f} named the new op band: its "
       "arithmetic there would silently be some other op's "

@@ -1,6 +1,6 @@
 /*
  * test_cost.c - the cost model (csref/cost.h) and `collspec model --fit`'s
- * reader and fit (conformance/model.h): formulas against cases worked by
+ * reader and fit (conformance/model/model.h): formulas against cases worked by
  * hand (the numbers in the comments, not the formulas under test), the
  * limits every formula must meet, the fit on synthetic bench lines made
  * from known alpha and beta with deterministic noise, and the reader's
@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "csref/cost.h"
-#include "model.h"
+#include "model/model.h"
 
 #define US 1e-6
 
@@ -213,7 +213,7 @@ static double ring_time(int P, double n)
 	return 2.0 * (P - 1) * ALPHA + 2.0 * (P - 1) / P * n * BETA;
 }
 
-/* One bench line (conformance/bench_rec.h's 22 keys). */
+/* One bench line (conformance/base/bench_rec.h's 22 keys). */
 static void bench_line(FILE *f, const char *series, const char *coll, int P,
 		       double bytes, double t_us)
 {

@@ -11,7 +11,7 @@
  * with alpha the start-up time of one message (s), beta the time per byte
  * on a link (s/byte, 1 / bandwidth) and gamma the time per byte of a local
  * reduction (s/byte). n is the call's size as nccl-tests and
- * conformance/bench_rec.h give it: count * dtype size for allreduce,
+ * conformance/base/bench_rec.h give it: count * dtype size for allreduce,
  * broadcast, reduce and sendrecv; count * P * dtype size for allgather
  * (the whole result), reducescatter (the whole input) and alltoall (all a
  * rank sends). The coefficients and their sources are in docs/model.md.

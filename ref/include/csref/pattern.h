@@ -23,7 +23,7 @@
  * Every call goes to the group of the pattern's axis (spec section 2.4):
  * the ranks that differ from the caller only in that axis's coordinate. A
  * port is implemented by the harness over the backend ABI
- * (conformance/patport.c) and by the simulator over plain memory
+ * (conformance/worker/patport.c) and by the simulator over plain memory
  * (ref/patterns/psim.c); a pattern sees only this interface.
  *
  * The serial mirror (spec section 4.1): every rank recomputes its whole

@@ -1,0 +1,102 @@
+/*
+ * expect.h - known defects as data: the expectations file of `collspec run
+ * --expect FILE` (format in docs/expectations/README.md) and what it does
+ * to a case's final result.
+ *
+ * Each entry names a set of cases (the run's filters, plus world sizes and
+ * the backend's name), the checks that fail on them, a reason and the
+ * finding (a file of docs/findings/) that documents the defect. Applied to
+ * a result (cs_expect_apply):
+ *   FAIL of a listed case, by a listed check  -> XFAIL (not a failure);
+ *   PASS, INFO or WARN of a listed case       -> XPASS (a failure: the
+ *                                                defect is gone, or the
+ *                                                entry is too broad);
+ *   anything else                             -> unchanged.
+ * The re-run line of an XFAIL or XPASS gets `--expect FILE`.
+ *
+ * The parser bounds everything it reads (file, entry, field and list
+ * sizes below), so any input, however hostile, costs bounded memory and
+ * time; a problem is an error naming the file, line and problem.
+ */
+#ifndef CS_EXPECT_H
+#define CS_EXPECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "base/result.h"
+#include "suite/suite.h"
+
+#define CS_EXPECT_FILE_MAX (1u << 20) /* bytes of a file */
+#define CS_EXPECT_ENTRY_MAX 4096      /* bytes of one entry, lines joined */
+#define CS_EXPECT_ENTRIES_MAX 1024    /* entries of a file */
+#define CS_EXPECT_NAME_MAX 63         /* an entry's name */
+#define CS_EXPECT_REASON_MAX 200      /* --reason */
+#define CS_EXPECT_FINDING_MAX 127     /* --finding */
+#define CS_EXPECT_RANGES_MAX 16       /* ranges of --ranks */
+#define CS_EXPECT_PATH_MAX 1024       /* the --expect path itself */
+
+/* One entry. Unset filters match every case: a mask or list of 0 items,
+ * inplace, root and misalign -1, has_seed 0, nranges 0, backend "". */
+typedef struct cs_expect_entry {
+	char name[CS_EXPECT_NAME_MAX + 1];
+	int line;                     /* the entry's first line in the file */
+	cs_filter_t f;                /* the run filters, cs_suite_build's
+					 meaning (cs_expect_case_matches) */
+	int nranges;
+	int ranks[CS_EXPECT_RANGES_MAX][2]; /* world sizes, lo-hi inclusive */
+	char backend[CS_BACKEND_NAME_MAX + 1]; /* the backend's own name */
+	uint32_t checks;              /* bit i: cs_expect_check_name(i) */
+	char reason[CS_EXPECT_REASON_MAX + 1];
+	char finding[CS_EXPECT_FINDING_MAX + 1];
+	size_t xfail, xpass;          /* results it turned into XFAIL, XPASS */
+} cs_expect_entry_t;
+
+/* An expectations file, parsed. */
+typedef struct cs_expect {
+	char path[CS_EXPECT_PATH_MAX + 1]; /* as given to --expect */
+	cs_expect_entry_t *e;
+	size_t n;
+} cs_expect_t;
+
+/* The check names an entry may list: the rows of the check registry
+ * (check_registry.h) that can FAIL one case, in the registry's order; name i for
+ * i in 0..cs_expect_nchecks()-1 (at most 31: bit i of an entry's checks),
+ * NULL beyond. */
+const char *cs_expect_check_name(int i);
+int cs_expect_nchecks(void);
+
+/*
+ * Parse the text[0..len) of expectations file `path` (path is only named
+ * in messages and kept for the re-run lines; at most CS_EXPECT_PATH_MAX
+ * bytes of UTF-8 without control bytes). On success *out is malloc'ed
+ * (cs_expect_free). On a problem returns CS_ERR_INVALID (CS_ERR_NOMEM when
+ * out of memory) with a message "PATH:LINE: problem" and *out NULL.
+ */
+cs_status_t cs_expect_parse(const char *path, const char *text, size_t len,
+			    cs_expect_t **out);
+
+/* Read file path and parse it (cs_expect_parse); CS_ERR_IO when it cannot
+ * be read or is larger than CS_EXPECT_FILE_MAX. */
+cs_status_t cs_expect_load(const char *path, cs_expect_t **out);
+
+void cs_expect_free(cs_expect_t *x);
+
+/* 1 when entry e's case filters (not its checks) select r's case: every
+ * filter given holds for it, with cs_suite_build's meaning (op none: the
+ * collectives that do not reduce; --a2av-pattern restricts alltoallv only,
+ * --root rooted collectives only), the world size in --ranks, and r's
+ * backend name equal to --backend. */
+int cs_expect_case_matches(const cs_expect_entry_t *e, const cs_result_t *r);
+
+/*
+ * Apply x to final result r (see the top of this file): the first entry
+ * that matches decides. An XFAIL keeps r's check and reason, and gets
+ * the entry (name, file and line, reason, finding) as its first detail
+ * line; an XPASS gets check "expect" and a reason naming the entry. A FAIL
+ * of a listed case by a check the entry does not list stays FAIL, with a
+ * detail line saying so. Counts the entry's xfail and xpass. Returns the
+ * entry that changed r, or NULL.
+ */
+const cs_expect_entry_t *cs_expect_apply(cs_expect_t *x, cs_result_t *r);
+
+#endif /* CS_EXPECT_H */
