@@ -29,28 +29,28 @@ const char *cs_refb_error_string(cs_bcomm_t c, int err);
 /* The collectives, as the plugin ABI's members of the same names
  * (collspec/backend.h) state them. */
 int cs_refb_allreduce(const void *s, void *r, size_t count, cs_dtype_t d,
-			 cs_op_t op, const void *scalar, cs_bcomm_t c,
-			 void *stream);
-int cs_refb_allgather(const void *s, void *r, size_t count, cs_dtype_t d,
-			 cs_bcomm_t c, void *stream);
-int cs_refb_reducescatter(const void *s, void *r, size_t count,
-			     cs_dtype_t d, cs_op_t op, const void *scalar,
-			     cs_bcomm_t c, void *stream);
-int cs_refb_alltoall(const void *s, void *r, size_t count, cs_dtype_t d,
-			cs_bcomm_t c, void *stream);
-int cs_refb_alltoallv(const void *s, const size_t *sc, const size_t *sd,
-			 void *r, const size_t *rc, const size_t *rd,
-			 cs_dtype_t d, cs_bcomm_t c, void *stream);
-int cs_refb_broadcast(const void *s, void *r, size_t count, cs_dtype_t d,
-			 int root, cs_bcomm_t c, void *stream);
-int cs_refb_reduce(const void *s, void *r, size_t count, cs_dtype_t d,
-		      cs_op_t op, const void *scalar, int root, cs_bcomm_t c,
+		      cs_op_t op, const void *scalar, cs_bcomm_t c,
 		      void *stream);
-int cs_refb_gather(const void *s, void *r, size_t count, cs_dtype_t d,
+int cs_refb_allgather(const void *s, void *r, size_t count, cs_dtype_t d,
+		      cs_bcomm_t c, void *stream);
+int cs_refb_reducescatter(const void *s, void *r, size_t count,
+			  cs_dtype_t d, cs_op_t op, const void *scalar,
+			  cs_bcomm_t c, void *stream);
+int cs_refb_alltoall(const void *s, void *r, size_t count, cs_dtype_t d,
+		     cs_bcomm_t c, void *stream);
+int cs_refb_alltoallv(const void *s, const size_t *sc, const size_t *sd,
+		      void *r, const size_t *rc, const size_t *rd,
+		      cs_dtype_t d, cs_bcomm_t c, void *stream);
+int cs_refb_broadcast(const void *s, void *r, size_t count, cs_dtype_t d,
 		      int root, cs_bcomm_t c, void *stream);
+int cs_refb_reduce(const void *s, void *r, size_t count, cs_dtype_t d,
+		   cs_op_t op, const void *scalar, int root, cs_bcomm_t c,
+		   void *stream);
+int cs_refb_gather(const void *s, void *r, size_t count, cs_dtype_t d,
+		   int root, cs_bcomm_t c, void *stream);
 int cs_refb_scatter(const void *s, void *r, size_t count, cs_dtype_t d,
-		       int root, cs_bcomm_t c, void *stream);
+		    int root, cs_bcomm_t c, void *stream);
 int cs_refb_sendrecv(const void *s, void *r, size_t count, cs_dtype_t d,
-			cs_bcomm_t c, void *stream);
+		     cs_bcomm_t c, void *stream);
 
 #endif /* CS_BACKEND_REF_IMPL_H */
