@@ -88,15 +88,20 @@ while read -r name axis variant; do
 done <"$tmp/patterns"
 
 # JSON Lines of a comm log as tab-separated fields: pattern rank seq phase
-# group coll op count send_count recv_count bytes (spec/patterns.md 3.2).
+# group coll op count send_count recv_count bytes dtype P (spec/patterns.md
+# 3.2; P is the length of group_ranks).
 log_fields() {
 	awk 'function g(k,   m) {
 		if (!match($0, "\"" k "\":(\"[^\"]*\"|[-0-9]+)")) return "?"
 		m = substr($0, RSTART + length(k) + 3, RLENGTH - length(k) - 3)
 		gsub("\"", "", m); return m }
+	function gsize(   m) {
+		if (!match($0, "\"group_ranks\":\\[[-0-9,]*\\]")) return "?"
+		m = substr($0, RSTART, RLENGTH); return gsub(",", ",", m) + 1 }
 	{ print g("pattern") "\t" g("rank") "\t" g("seq") "\t" g("phase") "\t" \
 		g("group") "\t" g("coll") "\t" g("op") "\t" g("count") "\t" \
-		g("send_count") "\t" g("recv_count") "\t" g("bytes") }' "$@"
+		g("send_count") "\t" g("recv_count") "\t" g("bytes") "\t" \
+		g("dtype") "\t" gsize() }' "$@"
 }
 for f in "$tmp"/log.*; do log_fields "$f"; done >"$tmp/calls.tsv"
 
@@ -178,6 +183,15 @@ cost_section() {
 	cat "$tmp/model.$c"
 	echo '```'
 	echo
+	if awk '$1 == "alltoall" && $2 == "direct" { f = 1 } END { exit !f }' \
+		"$tmp/model.$c"; then
+		echo "The \`direct\` row alone assumes a multi-port rank, all" \
+			"\$P-1\$ messages started at once: its one \$\\alpha\$" \
+			"against \`pairwise\`'s \$P-1\$ is that assumption, not" \
+			"a property of the one-port model the other rows share" \
+			"([docs/model.md](../model.md) §1)."
+		echo
+	fi
 }
 
 coll_page() {
@@ -265,16 +279,21 @@ pp	Pipeline parallelism (PP, 1F1B)	pp
 EOF
 }
 
-# spec/patterns.md: "5.k" and the **Model.** paragraph of the section whose
-# heading names pattern $1.
-spec_model() {
-	awk -v p="\`$1\`" '
+# spec/patterns.md: "5.k" and the **$2.** paragraph (Model, Calls) of the
+# section whose heading names pattern $1, on one line; stops the script
+# when the section or the paragraph is missing.
+spec_para() {
+	local got
+	got=$(awk -v p="\`$1\`" -v h="**$2.**" '
 	/^### 5\.[0-9]+ / { on = index($0, p) > 0; if (on) sec = $2; next }
 	/^##/ { on = 0 }
-	on && /^\*\*Model\.\*\*/ { m = 1 }
+	on && index($0, h) == 1 { m = 1 }
 	on && m && /^$/ { m = 0; on = 0 }
 	m { text = text (text == "" ? "" : " ") $0 }
-	END { print sec "\t" text }' "$root/spec/patterns.md"
+	END { print sec "\t" text }' "$root/spec/patterns.md")
+	[ -n "${got#*$'\t'}" ] && [ -n "${got%%$'\t'*}" ] ||
+		die "spec/patterns.md: no **$2.** paragraph in the section of \`$1\`"
+	echo "$got"
 }
 
 # Per (phase, group, coll, op) of pattern $1: calls over all ranks and the
@@ -293,17 +312,74 @@ pattern_totals() {
 # Rank 0's calls of pattern $1 in order.
 pattern_calls() {
 	awk -F'\t' -v p="$1" '$1 == p && $2 == 0 {
-		printf "| %s | %s | `%s` | %s | %s | %s | %s | %s | %s |\n",
-			$3, $4, $5, $6, $7, $8, $9, $10, $11 }' "$tmp/calls.tsv"
+		printf "| %s | %s | `%s` | %s | %s | %s | %s | %s | %s | %s |\n",
+			$3, $4, $5, $6, $7, $12, $8, $9, $10, $11 }' "$tmp/calls.tsv"
+}
+
+# The element size of each dtype pattern $1's calls use, as "float32 4 B,
+# int64 8 B": bytes / (send + receive elements) of its first such call.
+pattern_sizes() {
+	awk -F'\t' -v p="$1" '$1 == p && $9 + $10 > 0 && !($12 in w) {
+		w[$12] = $11 / ($9 + $10); order[++n] = $12 }
+	END { for (i = 1; i <= n; i++)
+		printf "%s%s %d B", (i > 1 ? ", " : ""), order[i], w[order[i]] }' \
+		"$tmp/calls.tsv"
+}
+
+# Whether pattern $1 makes no call outside the forward (phase fwd).
+forward_only() {
+	! awk -F'\t' -v p="$1" '$1 == p && $4 != "fwd" { f = 1 }
+		END { exit !f }' "$tmp/calls.tsv"
+}
+
+# Whether pattern $1 calls collective $2.
+calls_coll() {
+	awk -F'\t' -v p="$1" -v c="$2" '$1 == p && $6 == c { f = 1 }
+		END { exit !f }' "$tmp/calls.tsv"
+}
+
+# What a training step's backward would add to forward-only pattern $1.
+backward_note() {
+	case $1 in
+	ring) echo "A training step's backward, which this pattern does not" \
+		"run, sends the K and V blocks round the ring again with" \
+		"their gradients: \$P-1\$ more steps, \$2(P-1)\$ in all" \
+		"([docs/model.md](../model.md) §4.2 counts them)." ;;
+	moe) echo "A training step's backward, which this pattern does not" \
+		"run, sends the gradients back through the dispatch and the" \
+		"combine, each with its send and receive counts swapped" \
+		"([docs/model.md](../model.md) §4.2 counts the same two" \
+		"exchanges backward)." ;;
+	*) echo "A training step's backward, which this pattern does not" \
+		"run, adds calls of its own." ;;
+	esac
+}
+
+# What pattern $1's page says beyond its model, from spec/patterns.md.
+pattern_note() {
+	local calls
+	case $1 in
+	pp) calls=$(spec_para pp Calls)
+		echo "Why alltoallv, and what the phases mean" \
+			"([spec/patterns.md](../../spec/patterns.md) §${calls%%$'\t'*}):"
+		echo
+		echo "> ${calls#*$'\t'}"
+		echo
+		echo "So a row's phase is what the rank computed in that" \
+			"tick, not the direction of the data: a stage receives" \
+			"an activation in a tick where it ran a backward, and" \
+			"that transfer is counted under \`bwd\`."
+		echo ;;
+	esac
 }
 
 pattern_section() {
-	local p=$1 axis variant desc model others info
+	local p=$1 axis variant desc model others info what
 	read -r _ axis variant < <(grep "^$p " "$tmp/patterns")
 	desc=$(sed -n "s/^  $p \{1,\}on [a-z]*: //p" "$tmp/list")
 	others=$(awk -v p="$p" 'f { sub(/^ *variants: */, ""); sub(/;.*/, "");
 		print; exit } $1 == p && $2 == "on" { f = 1 }' "$tmp/list")
-	model=$(spec_model "$p")
+	model=$(spec_para "$p" Model)
 	info=$(sed -n 's/.*"info":"\([^"]*\)".*/\1/p' "$tmp/rep.$p" | head -1)
 	echo "## \`$p\`: $desc"
 	echo
@@ -314,22 +390,40 @@ pattern_section() {
 	echo
 	echo "> ${model#*$'\t'}"
 	echo
+	if forward_only "$p"; then
+		what="the forward pass only: the pattern has no backward"
+	else
+		what="one training step"
+	fi
 	echo "\`$(pattern_cmd "$p" "$axis" "$variant") --comm-log $p.jsonl\`" \
-		"(one training step; bytes = (send + receive elements) x 4," \
-		"what each rank hands to the backend, spec/patterns.md §3.1):"
+		"($what; bytes = (send + receive elements) x the element" \
+		"size of the call's dtype, here $(pattern_sizes "$p"): what" \
+		"each rank hands to the backend, spec/patterns.md §3.1):"
 	echo
 	echo "| phase | group | collective | op | calls (all ranks) | bytes r0 | bytes r1 | bytes r2 | bytes r3 |"
 	echo "|---|---|---|---|---|---|---|---|---|"
 	pattern_totals "$p"
 	echo
+	if forward_only "$p"; then
+		backward_note "$p"
+		echo
+	fi
+	pattern_note "$p"
 	if [ -n "$info" ]; then
 		echo "What the case reports (JSON \`info\`): \`$info\`."
 		echo
 	fi
-	echo "Rank 0's calls in order:"
+	if calls_coll "$p" alltoallv; then
+		echo "Rank 0's calls in order (\`count\` is the ABI's count" \
+			"argument; an alltoallv has one count per peer instead," \
+			"and the log gives its largest, spec/patterns.md §3.2):"
+	else
+		echo "Rank 0's calls in order (\`count\` is the ABI's count" \
+			"argument):"
+	fi
 	echo
-	echo "| seq | phase | group | collective | op | count | send | recv | bytes |"
-	echo "|---|---|---|---|---|---|---|---|---|"
+	echo "| seq | phase | group | collective | op | dtype | count | send | recv | bytes |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
 	pattern_calls "$p"
 	echo
 }
@@ -383,8 +477,10 @@ generate() {
 		echo "$marker"
 		echo
 		echo "One page per parallelism of training: which collective, on" \
-			"which group, forward and backward, bytes per rank, as" \
-			"\`collspec run --suite patterns --comm-log\` logs them."
+			"which group, in which phase (forward, backward, optimizer" \
+			"step), bytes per rank, as \`collspec run --suite patterns" \
+			"--comm-log\` logs them. Patterns that run the forward" \
+			"pass only, with no backward: $(fwd_only_list)."
 		echo
 		echo "| page | patterns |"
 		echo "|---|---|"
@@ -397,6 +493,17 @@ generate() {
 			>>"$out/parallelism/README.md"
 	done < <(pages)
 	cat "$tmp/train.md" >>"$out/parallelism/README.md"
+}
+
+# The patterns that make forward calls only, as "`ring`, `moe`".
+fwd_only_list() {
+	local p sep=""
+	while read -r p _; do
+		if forward_only "$p"; then
+			printf '%s`%s`' "$sep" "$p"
+			sep=", "
+		fi
+	done <"$tmp/patterns"
 }
 
 # A whole training step at scale: docs/model.md's worked example through

@@ -43,6 +43,11 @@ line() { # P BYTES TIME_US
 	>"$tmp/b.json"
 expect 0 '"alpha_us":1,"beta_ns_per_byte":0.1,' "$cs" model --fit \
 	"$tmp/b.json" --holdout 0 --json
+# the hold-out line in English ordinals: 2nd, 3rd, 11th, 21st, 112th
+for k in 2:2nd 3:3rd 11:11th 21:21st 112:112th; do
+	expect 0 "every ${k#*:} held out of the fit" "$cs" model --fit \
+		"$tmp/b.json" --holdout "${k%:*}"
+done
 { cat "$tmp/b.json"; echo '{"series":"s"'; } >"$tmp/bad.json"
 expect 2 'bad.json:5: ' "$cs" model --fit "$tmp/bad.json"
 
