@@ -87,6 +87,18 @@ while read -r name axis variant; do
 	[ -s "$tmp/log.$name" ] || die "pattern $name logged no call"
 done <"$tmp/patterns"
 
+# Variants a page shows beside the first, as PATTERN:VARIANT (the key of
+# their log and report): ZeRO-1 by reducescatter (spec/patterns.md 5.2).
+extra_variants="zero1:rs-sgd"
+for key in $extra_variants; do
+	read -r _ axis _ < <(grep "^${key%%:*} " "$tmp/patterns") ||
+		die "no pattern ${key%%:*} for $key"
+	# shellcheck disable=SC2046
+	cs $(pattern_cmd "${key%%:*}" "$axis" "${key#*:}" | cut -d' ' -f2-) \
+		--comm-log "$tmp/log.$key" --json "$tmp/rep.$key" >/dev/null
+	[ -s "$tmp/log.$key" ] || die "$key logged no call"
+done
+
 # JSON Lines of a comm log as tab-separated fields: pattern rank seq phase
 # group coll op count send_count recv_count bytes dtype P (spec/patterns.md
 # 3.2; P is the length of group_ranks).
@@ -103,7 +115,28 @@ log_fields() {
 		g("send_count") "\t" g("recv_count") "\t" g("bytes") "\t" \
 		g("dtype") "\t" gsize() }' "$@"
 }
-for f in "$tmp"/log.*; do log_fields "$f"; done >"$tmp/calls.tsv"
+# The pattern field is the log's key: the name, or PATTERN:VARIANT.
+for f in "$tmp"/log.*; do
+	log_fields "$f" | awk -F'\t' -v OFS='\t' -v k="${f#"$tmp"/log.}" \
+		'{ $1 = k; print }'
+done >"$tmp/calls.tsv"
+
+# Wire coefficients: for every (collective, group size) of the calls,
+# "coll P b algo" (tab-separated) with b = b(P) of the collective's default algorithm in
+# the cost model (ring; pairwise for alltoall; direct for sendrecv:
+# docs/model.md 1.1 and 4), "coll P - -" where the model has none.
+awk -F'\t' '{ print $6, $13 }' "$tmp/calls.tsv" | sort -u |
+	while read -r c P; do
+		{ "$collspec" model --coll "$c" --ranks "$P" --bytes 1 \
+			--json 2>/dev/null || true; } | awk -v c="$c" -v P="$P" -F'[,:]' '
+			{ for (i = 1; i < NF; i += 2) { k = $i; gsub("[{\"]", "", k)
+				v[k] = $(i + 1) } gsub("\"", "", v["algo"])
+			  if (!(v["algo"] in b)) b[v["algo"]] = v["b"] }
+			END { n = split("ring pairwise direct", o, " ")
+			  for (i = 1; i <= n; i++) if (o[i] in b) {
+				print c "\t" P "\t" b[o[i]] "\t" o[i]; exit }
+			  print c "\t" P "\t-\t-" }'
+	done >"$tmp/wire"
 
 # ---- docs/collectives/ -------------------------------------------------------
 
@@ -142,9 +175,10 @@ mutant_rows() {
 				length($5) - 2) " |" }' "$root/docs/reliability.md"
 }
 
-# Where collective $1 appears in the patterns: rank 0's calls per step.
+# Where collective $1 appears in the patterns: rank 0's calls per step
+# (first variants only).
 coll_in_patterns() {
-	awk -F'\t' -v c="$1" '$2 == 0 && $6 == c {
+	awk -F'\t' -v c="$1" '$2 == 0 && $6 == c && index($1, ":") == 0 {
 		k = $1 "\t" $5 "\t" $4 "\t" $7
 		if (!(k in n)) order[++nk] = k
 		n[k]++; b[k] += $11 }
@@ -268,7 +302,7 @@ coll_page() {
 pages() {
 	cat <<'EOF'
 dp	Data parallelism (DP)	dp
-zero	ZeRO-1, ZeRO-2, ZeRO-3	zero1 zero2 zero3
+zero	ZeRO-1, ZeRO-2, ZeRO-3	zero1 zero1:rs-sgd zero2 zero3
 fsdp	Fully sharded data parallelism (FSDP)	fsdp
 tp	Tensor parallelism (TP)	tp_col tp_mlp
 sp	Megatron sequence parallelism (SP)	sp
@@ -296,17 +330,81 @@ spec_para() {
 	echo "$got"
 }
 
-# Per (phase, group, coll, op) of pattern $1: calls over all ranks and the
-# bytes of each of the 4 ranks, in the order of rank 0's calls.
+# Per (phase, group, coll, op) of pattern $1: calls over all ranks, the
+# bytes of each of the 4 ranks, and rank 0's wire bytes (wire_awk), in the
+# order of rank 0's calls.
 pattern_totals() {
-	awk -F'\t' -v p="$1" '$1 == p {
+	awk -F'\t' -v p="$1" "$wire_awk"'
+	FILENAME != wfile && $1 == p {
 		k = $4 "\t" $5 "\t" $6 "\t" $7
 		if (!(k in n)) order[++nk] = k
-		n[k]++; b[k, $2] += $11 }
+		n[k]++; b[k, $2] += $11
+		if ($2 == 0) { wb[k] += wire(); al[k] = algo[$6, $13] } }
 	END { for (i = 1; i <= nk; i++) { k = order[i]; split(k, f, "\t")
 		printf "| %s | `%s` | %s | %s | %d |", f[1], f[2], f[3], f[4], n[k]
 		for (r = 0; r < 4; r++) printf " %d |", b[k, r]
-		printf "\n" } }' "$tmp/calls.tsv"
+		if (al[k] == "-") printf " – |\n"
+		else printf " %g (%s) |\n", wb[k], al[k] } }' \
+		wfile="$tmp/wire" "$tmp/wire" "$tmp/calls.tsv"
+}
+
+# awk that reads $tmp/wire (passed first, as wfile) and defines wire():
+# the bytes rank $2 of a calls.tsv line puts on the wire, b(P) n, with n
+# the call's size as the cost model counts it (docs/model.md 1: the larger
+# of its send and receive buffers, in bytes); 0 where the model has none.
+wire_awk='
+	FILENAME == wfile { coef[$1, $2] = $3; algo[$1, $2] = $4; next }
+	function wire(   e) {
+		e = $9 + $10
+		if (e == 0 || coef[$6, $13] == "-") return 0
+		return coef[$6, $13] * ($9 > $10 ? $9 : $10) * $11 / e }'
+
+# Rank 0's wire bytes in one step of pattern $1 (0 when the model has no
+# formula for one of its collectives: then "-").
+pattern_wire() {
+	awk -F'\t' -v p="$1" "$wire_awk"'
+	FILENAME != wfile && $1 == p && $2 == 0 {
+		if (algo[$6, $13] == "-") none = 1; t += wire() }
+	END { if (none) print "-"; else printf "%g\n", t }' \
+		wfile="$tmp/wire" "$tmp/wire" "$tmp/calls.tsv"
+}
+
+# Rank 0's bytes handed to the backend in one step of pattern $1.
+pattern_handed() {
+	awk -F'\t' -v p="$1" '$1 == p && $2 == 0 { t += $11 }
+		END { printf "%d\n", t }' "$tmp/calls.tsv"
+}
+
+# For a pattern on the dp axis (the MLP of spec/patterns.md 5.1, which dp
+# also runs): rank 0's bytes handed and on the wire against dp's, and how
+# much of that is the padding of the sharded parameters.
+dp_ratio() {
+	local p=$1 N Np
+	[ "$p" != dp ] && awk -F'\t' -v p="$p" '$1 == p && $5 == "dp" { f = 1 }
+		END { exit !f }' "$tmp/calls.tsv" || return 0
+	read -r N Np < <(pad_sizes "$p")
+	awk -v h="$(pattern_handed "$p")" -v dh="$(pattern_handed dp)" \
+		-v w="$(pattern_wire "$p")" -v dw="$(pattern_wire dp)" \
+		-v N="$N" -v Np="$Np" 'BEGIN {
+		printf "Against `dp` (the same model, 4 ranks, float32), rank 0" \
+			" in one step: handed to the backend %d B, %.2f x dp'"'"'s" \
+			" %d B; on the wire %g B, %.2f x dp'"'"'s %g B. Sharding" \
+			" pads the N = %d parameters to N_pad = %d, a multiple of" \
+			" the group size, a factor %.2f; without it the wire" \
+			" ratio is %.2f.\n", h, h / dh, dh, w, w / dw, dw, N, Np,
+			Np / N, w / dw / (Np / N) }'
+	echo
+}
+
+# "N N_pad" of pattern $1 from rank 0's log: N the elements dp
+# allreduces (its parameters), N_pad those of the pattern's allgathers in
+# the phase of its first one (one gather of every unit).
+pad_sizes() {
+	awk -F'\t' -v p="$1" '$2 != 0 { next }
+		$1 == "dp" && $6 == "allreduce" { N += $8 }
+		$1 == p && $6 == "allgather" { if (ph == "") ph = $4
+			if ($4 == ph) Np += $10 }
+		END { print N, Np }' "$tmp/calls.tsv"
 }
 
 # Rank 0's calls of pattern $1 in order.
@@ -357,8 +455,15 @@ backward_note() {
 
 # What pattern $1's page says beyond its model, from spec/patterns.md.
 pattern_note() {
-	local calls
+	local calls forms
 	case $1 in
+	zero1) forms=$(spec_para zero1 "Two forms of ZeRO-1")
+		echo "ZeRO-1 comes in two forms, both run here: this variant" \
+			"and \`rs-sgd\` below" \
+			"([spec/patterns.md](../../spec/patterns.md) §${forms%%$'\t'*}):"
+		echo
+		echo "> ${forms#*$'\t'}"
+		echo ;;
 	pp) calls=$(spec_para pp Calls)
 		echo "Why alltoallv, and what the phases mean" \
 			"([spec/patterns.md](../../spec/patterns.md) §${calls%%$'\t'*}):"
@@ -375,37 +480,56 @@ pattern_note() {
 
 pattern_section() {
 	local p=$1 axis variant desc model others info what
-	read -r _ axis variant < <(grep "^$p " "$tmp/patterns")
-	desc=$(sed -n "s/^  $p \{1,\}on [a-z]*: //p" "$tmp/list")
-	others=$(awk -v p="$p" 'f { sub(/^ *variants: */, ""); sub(/;.*/, "");
+	local name=${p%%:*}
+	read -r _ axis variant < <(grep "^$name " "$tmp/patterns")
+	[ "$name" = "$p" ] || variant=${p#*:}
+	desc=$(sed -n "s/^  $name \{1,\}on [a-z]*: //p" "$tmp/list")
+	others=$(awk -v p="$name" 'f { sub(/^ *variants: */, ""); sub(/;.*/, "");
 		print; exit } $1 == p && $2 == "on" { f = 1 }' "$tmp/list")
-	model=$(spec_para "$p" Model)
+	model=$(spec_para "$name" Model)
 	info=$(sed -n 's/.*"info":"\([^"]*\)".*/\1/p' "$tmp/rep.$p" | head -1)
-	echo "## \`$p\`: $desc"
+	if [ "$name" = "$p" ]; then
+		echo "## \`$p\`: $desc"
+	else
+		echo "## \`$name\`, variant \`$variant\`"
+	fi
 	echo
 	echo "Group: the \`$axis\` axis of the grid. Variants (\`collspec list\`):" \
 		"$others; shown: \`$variant\`."
-	echo "The model and its shapes ([spec/patterns.md](../../spec/patterns.md)" \
-		"§${model%%$'\t'*}):"
-	echo
-	echo "> ${model#*$'\t'}"
+	if [ "$name" = "$p" ]; then
+		echo "The model and its shapes ([spec/patterns.md](../../spec/patterns.md)" \
+			"§${model%%$'\t'*}):"
+		echo
+		echo "> ${model#*$'\t'}"
+	else
+		echo "The model: as in the section above" \
+			"([spec/patterns.md](../../spec/patterns.md)" \
+			"§${model%%$'\t'*})."
+	fi
 	echo
 	if forward_only "$p"; then
 		what="the forward pass only: the pattern has no backward"
 	else
 		what="one training step"
 	fi
-	echo "\`$(pattern_cmd "$p" "$axis" "$variant") --comm-log $p.jsonl\`" \
+	echo "\`$(pattern_cmd "$name" "$axis" "$variant") --comm-log $name.jsonl\`" \
 		"($what; bytes = (send + receive elements) x the element" \
 		"size of the call's dtype, here $(pattern_sizes "$p"): what" \
 		"each rank hands to the backend, spec/patterns.md §3.1):"
 	echo
-	echo "| phase | group | collective | op | calls (all ranks) | bytes r0 | bytes r1 | bytes r2 | bytes r3 |"
-	echo "|---|---|---|---|---|---|---|---|---|"
+	echo "The last column is what rank 0 puts on the wire, \$b(P)\,n\$" \
+		"of the cost model with each collective's default algorithm" \
+		"([docs/model.md](../model.md) §1.1; – where it has no" \
+		"formula): a ring allreduce of \$n\$ bytes hands the backend" \
+		"\$2n\$ but sends \$2(P-1)n/P\$."
+	echo
+	echo "| phase | group | collective | op | calls (all ranks) | bytes r0 | bytes r1 | bytes r2 | bytes r3 | wire r0 |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
 	pattern_totals "$p"
 	echo
+	dp_ratio "$p"
 	if forward_only "$p"; then
-		backward_note "$p"
+		backward_note "$name"
 		echo
 	fi
 	pattern_note "$p"
@@ -489,6 +613,9 @@ generate() {
 	while IFS=$'\t' read -r name title pats; do
 		# shellcheck disable=SC2086
 		par_page "$title" $pats >"$out/parallelism/$name.md"
+		pats=$(echo "$pats" | tr ' ' '\n' | sed 's/:.*//' | uniq |
+			tr '\n' ' ')
+		pats=${pats% }
 		echo "| [$title]($name.md) | \`${pats// /\`, \`}\` |" \
 			>>"$out/parallelism/README.md"
 	done < <(pages)

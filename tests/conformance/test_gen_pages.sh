@@ -112,8 +112,36 @@ grep -q 'forward pass only, with no backward: `ring`, `moe`\.' \
 grep -q '^> \*\*Calls\.\*\* The ABI has no addressed send/receive' \
 	"$r/docs/parallelism/pp.md" || fail "pp.md: no Calls quote"
 
+# ZeRO-1's second form, by reducescatter (spec 5.2): a reducescatter and
+# an allgather of the 5-element shard, (5 + 20) * 4 = 100 B each
+sed -n '/^## `zero1`, variant `rs-sgd`/,/^## `zero2`/p' \
+	"$r/docs/parallelism/zero.md" >"$tmp/z1rs"
+grep -q '| bwd | `dp` | reducescatter | avg | 4 | 100 | 100 | 100 | 100 |' \
+	"$tmp/z1rs" || fail "zero.md: no ZeRO-1 by reducescatter section"
+grep -q 'Variants (`collspec list`): ar-sgd ar-adam rs-sgd rs-adam;' \
+	"$r/docs/parallelism/zero.md" || fail "zero.md: zero1's variants"
+# wire bytes, by hand with the ring's b(P) at P = 4 (docs/model.md 1.1):
+# zero1 ar's allreduce of n = 20 * 4 = 80 B sends 2 * 3/4 * 80 = 120 B,
+# an allgather of n = 80 B (the whole result) 3/4 * 80 = 60 B; dp's
+# allreduces of 17 elements, 2 * 3/4 * 68 = 102 B; ring's three sendrecvs
+# of 64 float32 send 3 * 256 = 768 B
+grep -q '| bwd | `dp` | allreduce | avg | 4 | 160 | 160 | 160 | 160 | 120 (ring) |' \
+	"$r/docs/parallelism/zero.md" || fail "zero.md: zero1's allreduce is not 120 B on the wire"
+grep -q '| opt | `dp` | allgather | none | 4 | 100 | 100 | 100 | 100 | 60 (ring) |' \
+	"$r/docs/parallelism/zero.md" || fail "zero.md: an allgather is not 60 B on the wire"
+grep -q 'allreduce | avg | 16 | 136 | 136 | 136 | 136 | 102 (ring) |' \
+	"$r/docs/parallelism/dp.md" || fail "dp.md: not 102 B on the wire"
+grep -q '| fwd | `cp` | sendrecv | none | 12 | 1536 | 1536 | 1536 | 1536 | 768 (direct) |' \
+	"$r/docs/parallelism/ring.md" || fail "ring.md: not 768 B on the wire"
+# against dp: zero2 and zero1 rs 120 / 102 = 1.18 on the wire, all of it
+# padding (20 / 17); zero3 and fsdp 180 / 102 = 1.76, 1.5 without it
+grep -c 'on the wire 120 B, 1.18 x dp.s 102 B.*without it the wire ratio is 1.00\.' \
+	"$r/docs/parallelism/zero.md" | grep -qx 2 || fail "zero.md: zero2 and zero1 rs against dp"
+grep -q 'on the wire 180 B, 1.76 x dp.s 102 B.*without it the wire ratio is 1.50\.' \
+	"$r/docs/parallelism/fsdp.md" || fail "fsdp.md: against dp"
+
 # a number changed by hand: 136 bytes (spec/patterns.md 5.1's example)
-grep -q '| bwd | `dp` | allreduce | avg | 16 | 136 | 136 | 136 | 136 |' \
+grep -q '| bwd | `dp` | allreduce | avg | 16 | 136 | 136 | 136 | 136 | ' \
 	"$r/docs/parallelism/dp.md" ||
 	fail "dp.md lacks spec/patterns.md 5.1's 136 bytes per rank"
 sed -i 's/| 136 | 136 | 136 | 136 |/| 136 | 136 | 137 | 136 |/' "$r/docs/parallelism/dp.md"
