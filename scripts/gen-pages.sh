@@ -266,8 +266,9 @@ coll_page() {
 	if [ -z "$rows" ]; then
 		echo "No pattern of the patterns suite calls $c."
 	else
-		echo "Rank 0's calls in one training step of each pattern, from" \
-			"\`--comm-log\` of the runs on the [parallelism pages](../parallelism/README.md)" \
+		echo "Rank 0's calls in one step of each pattern (a training" \
+			"step, or the forward pass only for $(fwd_only_list))," \
+			"from \`--comm-log\` of the runs on the [parallelism pages](../parallelism/README.md)" \
 			"(4 ranks on the pattern's axis, float32, the first variant):"
 		echo
 		echo "| pattern | group | phase | op | calls | bytes |"
@@ -440,8 +441,8 @@ calls_coll() {
 backward_note() {
 	case $1 in
 	ring) echo "A training step's backward, which this pattern does not" \
-		"run, sends the K and V blocks round the ring again with" \
-		"their gradients: \$P-1\$ more steps, \$2(P-1)\$ in all" \
+		"run, sends the K and V blocks round the ring again and" \
+		"their gradients round it too: \$2(P-1)\$ more steps" \
 		"([docs/model.md](../model.md) §4.2 counts them)." ;;
 	moe) echo "A training step's backward, which this pattern does not" \
 		"run, sends the gradients back through the dispatch and the" \

@@ -104,6 +104,8 @@ for p in ring moe; do
 	grep -q "^A training step's backward, which this pattern does not run" \
 		"$r/docs/parallelism/$p.md" || fail "$p.md: no word on the backward"
 done
+grep -q 'or the forward pass only for `ring`, `moe`), from' \
+	"$r/docs/collectives/sendrecv.md" || fail "sendrecv.md: ring not said forward only"
 grep -q '(one training step; ' "$r/docs/parallelism/dp.md" ||
 	fail "dp.md: not a training step"
 grep -q 'forward pass only, with no backward: `ring`, `moe`\.' \
