@@ -12,10 +12,14 @@
 #     neither MPI nor a GPU);
 #   - the checks: `collspec doc-table checks`;
 #   - costs: `collspec model` (each collective's algorithms; the worked
-#     training step of docs/model.md on the parallelism index).
+#     training step of docs/model.md on the parallelism index; the bytes
+#     on the wire of every pattern's calls, b(P) n from `collspec model
+#     --json`, and the dp-axis patterns against dp);
+#   - a second variant where a page shows two forms (zero1's rs-sgd).
 # The prose it quotes comes from the repository: the index formula from
-# spec/collectives.md section 2, the model of each pattern from
-# spec/patterns.md section 5, the mutants from docs/reliability.md section 4.
+# spec/collectives.md section 2, the model of each pattern (and pp's
+# calls, zero1's two forms) from spec/patterns.md section 5, the mutants
+# from docs/reliability.md section 4.
 # A shell script rather than a collspec command because half of its sources
 # are Markdown pages, and it is the twin of scripts/doc-tables.sh.
 #
