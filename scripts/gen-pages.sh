@@ -12,10 +12,14 @@
 #     neither MPI nor a GPU);
 #   - the checks: `collspec doc-table checks`;
 #   - costs: `collspec model` (each collective's algorithms; the worked
-#     training step of docs/model.md on the parallelism index).
+#     training step of docs/model.md on the parallelism index; the bytes
+#     on the wire of every pattern's calls, b(P) n from `collspec model
+#     --json`, and the dp-axis patterns against dp);
+#   - a second variant where a page shows two forms (zero1's rs-sgd).
 # The prose it quotes comes from the repository: the index formula from
-# spec/collectives.md section 2, the model of each pattern from
-# spec/patterns.md section 5, the mutants from docs/reliability.md section 4.
+# spec/collectives.md section 2, the model of each pattern (and pp's
+# calls, zero1's two forms) from spec/patterns.md section 5, the mutants
+# from docs/reliability.md section 4.
 # A shell script rather than a collspec command because half of its sources
 # are Markdown pages, and it is the twin of scripts/doc-tables.sh.
 #
@@ -87,18 +91,56 @@ while read -r name axis variant; do
 	[ -s "$tmp/log.$name" ] || die "pattern $name logged no call"
 done <"$tmp/patterns"
 
+# Variants a page shows beside the first, as PATTERN:VARIANT (the key of
+# their log and report): ZeRO-1 by reducescatter (spec/patterns.md 5.2).
+extra_variants="zero1:rs-sgd"
+for key in $extra_variants; do
+	read -r _ axis _ < <(grep "^${key%%:*} " "$tmp/patterns") ||
+		die "no pattern ${key%%:*} for $key"
+	# shellcheck disable=SC2046
+	cs $(pattern_cmd "${key%%:*}" "$axis" "${key#*:}" | cut -d' ' -f2-) \
+		--comm-log "$tmp/log.$key" --json "$tmp/rep.$key" >/dev/null
+	[ -s "$tmp/log.$key" ] || die "$key logged no call"
+done
+
 # JSON Lines of a comm log as tab-separated fields: pattern rank seq phase
-# group coll op count send_count recv_count bytes (spec/patterns.md 3.2).
+# group coll op count send_count recv_count bytes dtype P (spec/patterns.md
+# 3.2; P is the length of group_ranks).
 log_fields() {
 	awk 'function g(k,   m) {
 		if (!match($0, "\"" k "\":(\"[^\"]*\"|[-0-9]+)")) return "?"
 		m = substr($0, RSTART + length(k) + 3, RLENGTH - length(k) - 3)
 		gsub("\"", "", m); return m }
+	function gsize(   m) {
+		if (!match($0, "\"group_ranks\":\\[[-0-9,]*\\]")) return "?"
+		m = substr($0, RSTART, RLENGTH); return gsub(",", ",", m) + 1 }
 	{ print g("pattern") "\t" g("rank") "\t" g("seq") "\t" g("phase") "\t" \
 		g("group") "\t" g("coll") "\t" g("op") "\t" g("count") "\t" \
-		g("send_count") "\t" g("recv_count") "\t" g("bytes") }' "$@"
+		g("send_count") "\t" g("recv_count") "\t" g("bytes") "\t" \
+		g("dtype") "\t" gsize() }' "$@"
 }
-for f in "$tmp"/log.*; do log_fields "$f"; done >"$tmp/calls.tsv"
+# The pattern field is the log's key: the name, or PATTERN:VARIANT.
+for f in "$tmp"/log.*; do
+	log_fields "$f" | awk -F'\t' -v OFS='\t' -v k="${f#"$tmp"/log.}" \
+		'{ $1 = k; print }'
+done >"$tmp/calls.tsv"
+
+# Wire coefficients: for every (collective, group size) of the calls,
+# "coll P b algo" (tab-separated) with b = b(P) of the collective's default algorithm in
+# the cost model (ring; pairwise for alltoall; direct for sendrecv:
+# docs/model.md 1.1 and 4), "coll P - -" where the model has none.
+awk -F'\t' '{ print $6, $13 }' "$tmp/calls.tsv" | sort -u |
+	while read -r c P; do
+		{ "$collspec" model --coll "$c" --ranks "$P" --bytes 1 \
+			--json 2>/dev/null || true; } | awk -v c="$c" -v P="$P" -F'[,:]' '
+			{ for (i = 1; i < NF; i += 2) { k = $i; gsub("[{\"]", "", k)
+				v[k] = $(i + 1) } gsub("\"", "", v["algo"])
+			  if (!(v["algo"] in b)) b[v["algo"]] = v["b"] }
+			END { n = split("ring pairwise direct", o, " ")
+			  for (i = 1; i <= n; i++) if (o[i] in b) {
+				print c "\t" P "\t" b[o[i]] "\t" o[i]; exit }
+			  print c "\t" P "\t-\t-" }'
+	done >"$tmp/wire"
 
 # ---- docs/collectives/ -------------------------------------------------------
 
@@ -137,9 +179,10 @@ mutant_rows() {
 				length($5) - 2) " |" }' "$root/docs/reliability.md"
 }
 
-# Where collective $1 appears in the patterns: rank 0's calls per step.
+# Where collective $1 appears in the patterns: rank 0's calls per step
+# (first variants only).
 coll_in_patterns() {
-	awk -F'\t' -v c="$1" '$2 == 0 && $6 == c {
+	awk -F'\t' -v c="$1" '$2 == 0 && $6 == c && index($1, ":") == 0 {
 		k = $1 "\t" $5 "\t" $4 "\t" $7
 		if (!(k in n)) order[++nk] = k
 		n[k]++; b[k] += $11 }
@@ -178,6 +221,15 @@ cost_section() {
 	cat "$tmp/model.$c"
 	echo '```'
 	echo
+	if awk '$1 == "alltoall" && $2 == "direct" { f = 1 } END { exit !f }' \
+		"$tmp/model.$c"; then
+		echo "The \`direct\` row alone assumes a multi-port rank, all" \
+			"\$P-1\$ messages started at once: its one \$\\alpha\$" \
+			"against \`pairwise\`'s \$P-1\$ is that assumption, not" \
+			"a property of the one-port model the other rows share" \
+			"([docs/model.md](../model.md) §1)."
+		echo
+	fi
 }
 
 coll_page() {
@@ -218,8 +270,9 @@ coll_page() {
 	if [ -z "$rows" ]; then
 		echo "No pattern of the patterns suite calls $c."
 	else
-		echo "Rank 0's calls in one training step of each pattern, from" \
-			"\`--comm-log\` of the runs on the [parallelism pages](../parallelism/README.md)" \
+		echo "Rank 0's calls in one step of each pattern (a training" \
+			"step, or the forward pass only for $(fwd_only_list))," \
+			"from \`--comm-log\` of the runs on the [parallelism pages](../parallelism/README.md)" \
 			"(4 ranks on the pattern's axis, float32, the first variant):"
 		echo
 		echo "| pattern | group | phase | op | calls | bytes |"
@@ -254,7 +307,7 @@ coll_page() {
 pages() {
 	cat <<'EOF'
 dp	Data parallelism (DP)	dp
-zero	ZeRO-1, ZeRO-2, ZeRO-3	zero1 zero2 zero3
+zero	ZeRO-1, ZeRO-2, ZeRO-3	zero1 zero1:rs-sgd zero2 zero3
 fsdp	Fully sharded data parallelism (FSDP)	fsdp
 tp	Tensor parallelism (TP)	tp_col tp_mlp
 sp	Megatron sequence parallelism (SP)	sp
@@ -265,71 +318,241 @@ pp	Pipeline parallelism (PP, 1F1B)	pp
 EOF
 }
 
-# spec/patterns.md: "5.k" and the **Model.** paragraph of the section whose
-# heading names pattern $1.
-spec_model() {
-	awk -v p="\`$1\`" '
+# spec/patterns.md: "5.k" and the **$2.** paragraph (Model, Calls) of the
+# section whose heading names pattern $1, on one line; stops the script
+# when the section or the paragraph is missing.
+spec_para() {
+	local got
+	got=$(awk -v p="\`$1\`" -v h="**$2.**" '
 	/^### 5\.[0-9]+ / { on = index($0, p) > 0; if (on) sec = $2; next }
 	/^##/ { on = 0 }
-	on && /^\*\*Model\.\*\*/ { m = 1 }
+	on && index($0, h) == 1 { m = 1 }
 	on && m && /^$/ { m = 0; on = 0 }
 	m { text = text (text == "" ? "" : " ") $0 }
-	END { print sec "\t" text }' "$root/spec/patterns.md"
+	END { print sec "\t" text }' "$root/spec/patterns.md")
+	[ -n "${got#*$'\t'}" ] && [ -n "${got%%$'\t'*}" ] ||
+		die "spec/patterns.md: no **$2.** paragraph in the section of \`$1\`"
+	echo "$got"
 }
 
-# Per (phase, group, coll, op) of pattern $1: calls over all ranks and the
-# bytes of each of the 4 ranks, in the order of rank 0's calls.
+# Per (phase, group, coll, op) of pattern $1: calls over all ranks, the
+# bytes of each of the 4 ranks, and rank 0's wire bytes (wire_awk), in the
+# order of rank 0's calls.
 pattern_totals() {
-	awk -F'\t' -v p="$1" '$1 == p {
+	awk -F'\t' -v p="$1" "$wire_awk"'
+	FILENAME != wfile && $1 == p {
 		k = $4 "\t" $5 "\t" $6 "\t" $7
 		if (!(k in n)) order[++nk] = k
-		n[k]++; b[k, $2] += $11 }
+		n[k]++; b[k, $2] += $11
+		if ($2 == 0) { wb[k] += wire(); al[k] = algo[$6, $13] } }
 	END { for (i = 1; i <= nk; i++) { k = order[i]; split(k, f, "\t")
 		printf "| %s | `%s` | %s | %s | %d |", f[1], f[2], f[3], f[4], n[k]
 		for (r = 0; r < 4; r++) printf " %d |", b[k, r]
-		printf "\n" } }' "$tmp/calls.tsv"
+		if (al[k] == "-") printf " – |\n"
+		else printf " %g (%s) |\n", wb[k], al[k] } }' \
+		wfile="$tmp/wire" "$tmp/wire" "$tmp/calls.tsv"
+}
+
+# awk that reads $tmp/wire (passed first, as wfile) and defines wire():
+# the bytes rank $2 of a calls.tsv line puts on the wire, b(P) n, with n
+# the call's size as the cost model counts it (docs/model.md 1: the larger
+# of its send and receive buffers, in bytes); 0 where the model has none.
+wire_awk='
+	FILENAME == wfile { coef[$1, $2] = $3; algo[$1, $2] = $4; next }
+	function wire(   e) {
+		e = $9 + $10
+		if (e == 0 || coef[$6, $13] == "-") return 0
+		return coef[$6, $13] * ($9 > $10 ? $9 : $10) * $11 / e }'
+
+# Rank 0's wire bytes in one step of pattern $1 (0 when the model has no
+# formula for one of its collectives: then "-").
+pattern_wire() {
+	awk -F'\t' -v p="$1" "$wire_awk"'
+	FILENAME != wfile && $1 == p && $2 == 0 {
+		if (algo[$6, $13] == "-") none = 1; t += wire() }
+	END { if (none) print "-"; else printf "%g\n", t }' \
+		wfile="$tmp/wire" "$tmp/wire" "$tmp/calls.tsv"
+}
+
+# Rank 0's bytes handed to the backend in one step of pattern $1.
+pattern_handed() {
+	awk -F'\t' -v p="$1" '$1 == p && $2 == 0 { t += $11 }
+		END { printf "%d\n", t }' "$tmp/calls.tsv"
+}
+
+# For a pattern on the dp axis (the MLP of spec/patterns.md 5.1, which dp
+# also runs): rank 0's bytes handed and on the wire against dp's, and how
+# much of that is the padding of the sharded parameters.
+dp_ratio() {
+	local p=$1 N Np
+	[ "$p" != dp ] && awk -F'\t' -v p="$p" '$1 == p && $5 == "dp" { f = 1 }
+		END { exit !f }' "$tmp/calls.tsv" || return 0
+	read -r N Np < <(pad_sizes "$p")
+	awk -v h="$(pattern_handed "$p")" -v dh="$(pattern_handed dp)" \
+		-v w="$(pattern_wire "$p")" -v dw="$(pattern_wire dp)" \
+		-v N="$N" -v Np="$Np" 'BEGIN {
+		printf "Against `dp` (the same model, 4 ranks, float32), rank 0" \
+			" in one step: handed to the backend %d B, %.2f x dp'"'"'s" \
+			" %d B; on the wire %g B, %.2f x dp'"'"'s %g B. Sharding" \
+			" pads the N = %d parameters to N_pad = %d, a multiple of" \
+			" the group size, a factor %.2f; without it the wire" \
+			" ratio is %.2f.\n", h, h / dh, dh, w, w / dw, dw, N, Np,
+			Np / N, w / dw / (Np / N) }'
+	echo
+}
+
+# "N N_pad" of pattern $1 from rank 0's log: N the elements dp
+# allreduces (its parameters), N_pad those of the pattern's allgathers in
+# the phase of its first one (one gather of every unit).
+pad_sizes() {
+	awk -F'\t' -v p="$1" '$2 != 0 { next }
+		$1 == "dp" && $6 == "allreduce" { N += $8 }
+		$1 == p && $6 == "allgather" { if (ph == "") ph = $4
+			if ($4 == ph) Np += $10 }
+		END { print N, Np }' "$tmp/calls.tsv"
 }
 
 # Rank 0's calls of pattern $1 in order.
 pattern_calls() {
 	awk -F'\t' -v p="$1" '$1 == p && $2 == 0 {
-		printf "| %s | %s | `%s` | %s | %s | %s | %s | %s | %s |\n",
-			$3, $4, $5, $6, $7, $8, $9, $10, $11 }' "$tmp/calls.tsv"
+		printf "| %s | %s | `%s` | %s | %s | %s | %s | %s | %s | %s |\n",
+			$3, $4, $5, $6, $7, $12, $8, $9, $10, $11 }' "$tmp/calls.tsv"
+}
+
+# The element size of each dtype pattern $1's calls use, as "float32 4 B,
+# int64 8 B": bytes / (send + receive elements) of its first such call.
+pattern_sizes() {
+	awk -F'\t' -v p="$1" '$1 == p && $9 + $10 > 0 && !($12 in w) {
+		w[$12] = $11 / ($9 + $10); order[++n] = $12 }
+	END { for (i = 1; i <= n; i++)
+		printf "%s%s %d B", (i > 1 ? ", " : ""), order[i], w[order[i]] }' \
+		"$tmp/calls.tsv"
+}
+
+# Whether pattern $1 makes no call outside the forward (phase fwd).
+forward_only() {
+	! awk -F'\t' -v p="$1" '$1 == p && $4 != "fwd" { f = 1 }
+		END { exit !f }' "$tmp/calls.tsv"
+}
+
+# Whether pattern $1 calls collective $2.
+calls_coll() {
+	awk -F'\t' -v p="$1" -v c="$2" '$1 == p && $6 == c { f = 1 }
+		END { exit !f }' "$tmp/calls.tsv"
+}
+
+# What a training step's backward would add to forward-only pattern $1.
+backward_note() {
+	case $1 in
+	ring) echo "A training step's backward, which this pattern does not" \
+		"run, sends the K and V blocks round the ring again and" \
+		"their gradients round it too: \$2(P-1)\$ more steps" \
+		"([docs/model.md](../model.md) §4.2 counts them)." ;;
+	moe) echo "A training step's backward, which this pattern does not" \
+		"run, sends the gradients back through the dispatch and the" \
+		"combine, each with its send and receive counts swapped" \
+		"([docs/model.md](../model.md) §4.2 counts the same two" \
+		"exchanges backward)." ;;
+	*) echo "A training step's backward, which this pattern does not" \
+		"run, adds calls of its own." ;;
+	esac
+}
+
+# What pattern $1's page says beyond its model, from spec/patterns.md.
+pattern_note() {
+	local calls forms
+	case $1 in
+	zero1) forms=$(spec_para zero1 "Two forms of ZeRO-1")
+		echo "ZeRO-1 comes in two forms, both run here: this variant" \
+			"and \`rs-sgd\` below" \
+			"([spec/patterns.md](../../spec/patterns.md) §${forms%%$'\t'*}):"
+		echo
+		echo "> ${forms#*$'\t'}"
+		echo ;;
+	pp) calls=$(spec_para pp Calls)
+		echo "Why alltoallv, and what the phases mean" \
+			"([spec/patterns.md](../../spec/patterns.md) §${calls%%$'\t'*}):"
+		echo
+		echo "> ${calls#*$'\t'}"
+		echo
+		echo "So a row's phase is what the rank computed in that" \
+			"tick, not the direction of the data: a stage receives" \
+			"an activation in a tick where it ran a backward, and" \
+			"that transfer is counted under \`bwd\`."
+		echo ;;
+	esac
 }
 
 pattern_section() {
-	local p=$1 axis variant desc model others info
-	read -r _ axis variant < <(grep "^$p " "$tmp/patterns")
-	desc=$(sed -n "s/^  $p \{1,\}on [a-z]*: //p" "$tmp/list")
-	others=$(awk -v p="$p" 'f { sub(/^ *variants: */, ""); sub(/;.*/, "");
+	local p=$1 axis variant desc model others info what
+	local name=${p%%:*}
+	read -r _ axis variant < <(grep "^$name " "$tmp/patterns")
+	[ "$name" = "$p" ] || variant=${p#*:}
+	desc=$(sed -n "s/^  $name \{1,\}on [a-z]*: //p" "$tmp/list")
+	others=$(awk -v p="$name" 'f { sub(/^ *variants: */, ""); sub(/;.*/, "");
 		print; exit } $1 == p && $2 == "on" { f = 1 }' "$tmp/list")
-	model=$(spec_model "$p")
+	model=$(spec_para "$name" Model)
 	info=$(sed -n 's/.*"info":"\([^"]*\)".*/\1/p' "$tmp/rep.$p" | head -1)
-	echo "## \`$p\`: $desc"
+	if [ "$name" = "$p" ]; then
+		echo "## \`$p\`: $desc"
+	else
+		echo "## \`$name\`, variant \`$variant\`"
+	fi
 	echo
 	echo "Group: the \`$axis\` axis of the grid. Variants (\`collspec list\`):" \
 		"$others; shown: \`$variant\`."
-	echo "The model and its shapes ([spec/patterns.md](../../spec/patterns.md)" \
-		"§${model%%$'\t'*}):"
+	if [ "$name" = "$p" ]; then
+		echo "The model and its shapes ([spec/patterns.md](../../spec/patterns.md)" \
+			"§${model%%$'\t'*}):"
+		echo
+		echo "> ${model#*$'\t'}"
+	else
+		echo "The model: as in the section above" \
+			"([spec/patterns.md](../../spec/patterns.md)" \
+			"§${model%%$'\t'*})."
+	fi
 	echo
-	echo "> ${model#*$'\t'}"
+	if forward_only "$p"; then
+		what="the forward pass only: the pattern has no backward"
+	else
+		what="one training step"
+	fi
+	echo "\`$(pattern_cmd "$name" "$axis" "$variant") --comm-log $name.jsonl\`" \
+		"($what; bytes = (send + receive elements) x the element" \
+		"size of the call's dtype, here $(pattern_sizes "$p"): what" \
+		"each rank hands to the backend, spec/patterns.md §3.1):"
 	echo
-	echo "\`$(pattern_cmd "$p" "$axis" "$variant") --comm-log $p.jsonl\`" \
-		"(one training step; bytes = (send + receive elements) x 4," \
-		"what each rank hands to the backend, spec/patterns.md §3.1):"
+	echo "The last column is what rank 0 puts on the wire, \$b(P)\,n\$" \
+		"of the cost model with each collective's default algorithm" \
+		"([docs/model.md](../model.md) §1.1; – where it has no" \
+		"formula): a ring allreduce of \$n\$ bytes hands the backend" \
+		"\$2n\$ but sends \$2(P-1)n/P\$."
 	echo
-	echo "| phase | group | collective | op | calls (all ranks) | bytes r0 | bytes r1 | bytes r2 | bytes r3 |"
-	echo "|---|---|---|---|---|---|---|---|---|"
+	echo "| phase | group | collective | op | calls (all ranks) | bytes r0 | bytes r1 | bytes r2 | bytes r3 | wire r0 |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
 	pattern_totals "$p"
 	echo
+	dp_ratio "$p"
+	if forward_only "$p"; then
+		backward_note "$name"
+		echo
+	fi
+	pattern_note "$p"
 	if [ -n "$info" ]; then
 		echo "What the case reports (JSON \`info\`): \`$info\`."
 		echo
 	fi
-	echo "Rank 0's calls in order:"
+	if calls_coll "$p" alltoallv; then
+		echo "Rank 0's calls in order (\`count\` is the ABI's count" \
+			"argument; an alltoallv has one count per peer instead," \
+			"and the log gives its largest, spec/patterns.md §3.2):"
+	else
+		echo "Rank 0's calls in order (\`count\` is the ABI's count" \
+			"argument):"
+	fi
 	echo
-	echo "| seq | phase | group | collective | op | count | send | recv | bytes |"
-	echo "|---|---|---|---|---|---|---|---|---|"
+	echo "| seq | phase | group | collective | op | dtype | count | send | recv | bytes |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
 	pattern_calls "$p"
 	echo
 }
@@ -383,8 +606,10 @@ generate() {
 		echo "$marker"
 		echo
 		echo "One page per parallelism of training: which collective, on" \
-			"which group, forward and backward, bytes per rank, as" \
-			"\`collspec run --suite patterns --comm-log\` logs them."
+			"which group, in which phase (forward, backward, optimizer" \
+			"step), bytes per rank, as \`collspec run --suite patterns" \
+			"--comm-log\` logs them. Patterns that run the forward" \
+			"pass only, with no backward: $(fwd_only_list)."
 		echo
 		echo "| page | patterns |"
 		echo "|---|---|"
@@ -393,10 +618,24 @@ generate() {
 	while IFS=$'\t' read -r name title pats; do
 		# shellcheck disable=SC2086
 		par_page "$title" $pats >"$out/parallelism/$name.md"
+		pats=$(echo "$pats" | tr ' ' '\n' | sed 's/:.*//' | uniq |
+			tr '\n' ' ')
+		pats=${pats% }
 		echo "| [$title]($name.md) | \`${pats// /\`, \`}\` |" \
 			>>"$out/parallelism/README.md"
 	done < <(pages)
 	cat "$tmp/train.md" >>"$out/parallelism/README.md"
+}
+
+# The patterns that make forward calls only, as "`ring`, `moe`".
+fwd_only_list() {
+	local p sep=""
+	while read -r p _; do
+		if forward_only "$p"; then
+			printf '%s`%s`' "$sep" "$p"
+			sep=", "
+		fi
+	done <"$tmp/patterns"
 }
 
 # A whole training step at scale: docs/model.md's worked example through

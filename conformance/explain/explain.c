@@ -44,27 +44,39 @@ static const struct coll_text texts[CS_NUM_COLLS] = {
 		"is rank q's send", "sendbuff == recvbuff + rank*count",
 		"ncclAllGather", "MPI_Allgather"},
 	[CS_COLL_REDUCESCATTER] = {"send = P*count, recv = count; rank r gets "
-		"block r of the reduction", "recvbuff == sendbuff + rank*count",
+		"block r of the reduction", "recvbuff == sendbuff + rank*count "
+		"(the other blocks of sendbuff are left unspecified; MPI's "
+		"MPI_IN_PLACE has another layout: every input in recvbuf, the "
+		"result in its first count elements)",
 		"ncclReduceScatter", "MPI_Reduce_scatter_block"},
 	[CS_COLL_ALLTOALL] = {"send = recv = P*count; block j of rank i's send "
-		"becomes block i of rank j's recv", "sendbuff == recvbuff",
-		"ncclAlltoAll (grouped send/recv)", "MPI_Alltoall"},
+		"becomes block i of rank j's recv", "sendbuff == recvbuff (not in "
+		"NCCL; as if every block were read before any is written)",
+		"ncclAlltoAll (NCCL 2.28 and later; before, grouped "
+		"ncclSend/ncclRecv)", "MPI_Alltoall"},
 	[CS_COLL_ALLTOALLV] = {"per-pair counts M[src][dst]; blocks in peer "
 		"order with displacements; gaps between blocks stay untouched",
-		"sendbuff == recvbuff (all sends read before any receive lands)",
-		"grouped ncclSend/ncclRecv", "MPI_Alltoallv"},
+		"sendbuff == recvbuff (not in NCCL; all sends read before any "
+		"receive lands)",
+		"grouped ncclSend/ncclRecv (NCCL has no alltoallv call)",
+		"MPI_Alltoallv"},
 	[CS_COLL_BROADCAST] = {"send = count (root only), recv = count on "
-		"every rank", "sendbuff == recvbuff", "ncclBroadcast", "MPI_Bcast"},
+		"every rank", "sendbuff == recvbuff (on the root)", "ncclBroadcast",
+		"MPI_Bcast"},
 	[CS_COLL_REDUCE] = {"send = count, recv = count (root only; untouched "
-		"elsewhere)", "sendbuff == recvbuff", "ncclReduce", "MPI_Reduce"},
+		"elsewhere)", "sendbuff == recvbuff (on the root)", "ncclReduce",
+		"MPI_Reduce"},
 	[CS_COLL_GATHER] = {"send = count, recv = P*count (root only; "
-		"untouched elsewhere)", "sendbuff == recvbuff + rank*count",
-		"grouped ncclSend/ncclRecv", "MPI_Gather"},
+		"untouched elsewhere)", "sendbuff == recvbuff + root*count (on the "
+		"root)", "ncclGather (NCCL 2.28 and later; before, grouped "
+		"ncclSend/ncclRecv)", "MPI_Gather"},
 	[CS_COLL_SCATTER] = {"send = P*count (root only), recv = count; rank r "
-		"gets block r", "recvbuff == sendbuff + rank*count",
-		"grouped ncclSend/ncclRecv", "MPI_Scatter"},
+		"gets block r", "recvbuff == sendbuff + root*count (on the root)",
+		"ncclScatter (NCCL 2.28 and later; before, grouped "
+		"ncclSend/ncclRecv)", "MPI_Scatter"},
 	[CS_COLL_SENDRECV] = {"send = recv = count; rank r's recv is rank "
-		"(r-1) mod P's send", "sendbuff == recvbuff (a shift in place)",
+		"(r-1) mod P's send", "sendbuff == recvbuff (not in NCCL; a shift "
+		"in place)",
 		"ncclSend + ncclRecv", "MPI_Sendrecv"},
 };
 

@@ -261,6 +261,16 @@ out_free:
 	return st;
 }
 
+/* The English ordinal suffix of k >= 1: "st" (1, 21), "nd", "rd", "th"
+ * (4, 11, 12, 13). */
+static const char *ordinal_suffix(long k)
+{
+	if (k % 100 >= 11 && k % 100 <= 13)
+		return "th";
+	return k % 10 == 1 ? "st" : k % 10 == 2 ? "nd" : k % 10 == 3 ? "rd"
+								: "th";
+}
+
 static void print_fit(const cs_model_fit_t *g, int json)
 {
 	const char *model = g->plain ? "plain" : cs_algo_name(g->algo);
@@ -360,8 +370,8 @@ int cs_model_fit_main(int argc, char **argv)
 		return 2;
 	}
 	if (!json && K)
-		printf("# sizes 1..N of each group, every %ld-th held out of the "
-		       "fit; the error is on those\n", K);
+		printf("# sizes 1..N of each group, every %ld%s held out of the "
+		       "fit; the error is on those\n", K, ordinal_suffix(K));
 	else if (!json)
 		printf("# every size fitted (--holdout 0): no error to show\n");
 	if (!json)

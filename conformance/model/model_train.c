@@ -26,7 +26,9 @@ static const char train_usage[] =
 "         --experts N (0: dense) --topk K (2) --capacity CF (1.25)\n"
 "         --dtype NAME (bfloat16)\n"
 "layout:  --dp --tp --pp --ep --cp N (1; ep divides dp) --sp (Megatron\n"
-"         sequence parallelism on tp) --zero 0..3 (0) --micro-batches M (8)\n"
+"         sequence parallelism on tp) --zero 0..3 (0) --zero1 ar|rs (ar:\n"
+"         ZeRO-1 reduces gradients by allreduce; rs: by reducescatter, as\n"
+"         the ZeRO paper) --micro-batches M (8)\n"
 "         --bucket-mb L (25; a list sweeps the overlap) --bwd-ms T (100:\n"
 "         backward compute of one micro-batch) --skew Z (0: router skew)\n"
 "machine: --alpha US (1) --bw GBPS (10) --gamma-bw GBPS (100), or\n"
@@ -134,6 +136,13 @@ static cs_status_t value_opt(struct train_args *a, const char *o,
 		return parse_bucket_list(v, a);
 	if (!strcmp(o, "--dtype"))
 		return cs_dtype_parse(v, &a->cfg.dtype);
+	if (!strcmp(o, "--zero1")) {
+		a->cfg.zero1_rs = !strcmp(v, "rs");
+		return a->cfg.zero1_rs || !strcmp(v, "ar") ? CS_OK :
+		       cs_error(CS_ERR_INVALID, "--zero1 '%s': expected ar "
+				"(allreduce + allgather) or rs (reducescatter "
+				"+ allgather)", v);
+	}
 	if (!strcmp(o, "--fit-from")) {
 		a->fit_from = v;
 		return CS_OK;
@@ -218,12 +227,14 @@ static void print_header(const struct train_args *a, double dense,
 	printf("# model: %ld layers, hidden %ld, ffn %ld, heads %ld, seq %ld, "
 	       "micro-batch %ld, vocab %ld, experts %ld (top-%ld, capacity "
 	       "%g), %s\n# layout: dp %d tp %d pp %d ep %d cp %d, sp %s, "
-	       "zero %d, %ld micro-batches, buckets %g MiB\n# params per "
+	       "zero %d%s, %ld micro-batches, buckets %g MiB\n# params per "
 	       "rank (stage 0): dense %.0f, expert %.0f\n# machine: alpha "
 	       "%g us, bw %g GB/s, gamma-bw %g GB/s\n", c->layers, c->hidden,
 	       c->ffn, c->heads, c->seq, c->mbs, c->vocab, c->experts,
 	       c->topk, c->capacity, cs_dtype_name(c->dtype), c->dp, c->tp,
 	       c->pp, c->ep, c->cp, c->sp ? "on" : "off", c->zero,
+	       c->zero != 1 ? "" : c->zero1_rs ? " (reducescatter + allgather)"
+					       : " (allreduce + allgather)",
 	       c->micro_batches, c->bucket_mb, dense, expert,
 	       a->mm.alpha_us, a->mm.bw_GBps, a->mm.gamma_GBps);
 	printf("%-5s %5s %-13s %-5s %-13s %8s %14s %16s %12s\n", "group",

@@ -108,9 +108,17 @@ cs_status_t cs_train_check(const cs_train_cfg_t *c)
 	if (c->ep > 1 && !c->experts)
 		return cs_error(CS_ERR_INVALID, "--ep %d needs --experts",
 				c->ep);
+	if (c->zero1_rs && c->zero != 1)
+		return cs_error(CS_ERR_INVALID, "--zero1 rs needs --zero 1 "
+				"(--zero is %d)", c->zero);
 	if (c->experts && (st = divides("experts", c->experts, "ep", c->ep)))
 		return st;
 	return CS_OK;
+}
+
+int cs_train_rs(const cs_train_cfg_t *c)
+{
+	return c->zero == 2 || (c->zero == 1 && c->zero1_rs);
 }
 
 void cs_train_params(const cs_train_cfg_t *c, double *dense, double *expert)
@@ -190,9 +198,10 @@ static void add_buckets(struct list *l, const char *group, int P,
 }
 
 /* The data-parallel reduction of N elements over P ranks, by ZeRO stage:
- * 0 allreduce; 1 allreduce, then allgather of the updated shards; 2
- * reducescatter, then allgather; 3 per micro-batch allgather (fwd, bwd)
- * and reducescatter. The allgather's size is the padded N_pad = P s. */
+ * 0 allreduce; 1 allreduce (zero1_rs: reducescatter), then allgather of
+ * the updated shards; 2 reducescatter, then allgather; 3 per micro-batch
+ * allgather (fwd, bwd) and reducescatter. The allgather's size is the
+ * padded N_pad = P s. */
 static void add_dp(struct list *l, const cs_train_cfg_t *c, const char *g,
 		   int P, double N, const char *what)
 {
@@ -202,9 +211,9 @@ static void add_dp(struct list *l, const cs_train_cfg_t *c, const char *g,
 
 	if (cap < 1)
 		cap = 1;
-	if (c->zero <= 1)
+	if (c->zero <= 1 && !cs_train_rs(c))
 		add_buckets(l, g, P, CS_COLL_ALLREDUCE, what, N, w, cap);
-	if (c->zero == 2)
+	if (cs_train_rs(c))
 		add_buckets(l, g, P, CS_COLL_REDUCESCATTER, what, N, w, cap);
 	if (c->zero == 1 || c->zero == 2)
 		add(l, g, P, CS_COLL_ALLGATHER, "opt", "parameters", 1,

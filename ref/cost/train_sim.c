@@ -48,7 +48,7 @@ cs_status_t cs_train_overlap(const cs_train_cfg_t *c, double bucket_mb,
 	Ls = (double)(c->layers / c->pp);
 	per_layer = (dense - (double)c->hidden * c->vocab / c->tp) / Ls;
 	bwd = c->bwd_ms * 1e-3;
-	coll = c->zero == 2 ? CS_COLL_REDUCESCATTER : CS_COLL_ALLREDUCE;
+	coll = cs_train_rs(c) ? CS_COLL_REDUCESCATTER : CS_COLL_ALLREDUCE;
 	o->buckets = ceil(dense / cap);
 	if (o->buckets > CS_TRAIN_MAX_BUCKETS)
 		return cs_error(CS_ERR_INVALID, "--bucket-mb %g makes %.0f "

@@ -9,6 +9,7 @@
  * +0 to a multiple of P (cs_pat_padded); group rank r owns block r of
  * every unit and its optimizer state. One training step:
  *   zero1  bwd allreduce avg of the padded gradient; update; opt allgather
+ *          (variants ar-*; rs-* run zero2's step, p_zero.c)
  *   zero2  bwd reducescatter avg;                    update; opt allgather
  *   zero3  fwd allgather; bwd allgather, reducescatter avg; update
  *   fsdp   as zero3 per unit: fwd units 0, 1; bwd units 1, 0
@@ -28,7 +29,7 @@
 enum { B = 4, H = CS_ZERO_H, F = CS_ZERO_F }; /* section 5.1, N = 17 */
 enum { T_P, T_X, T_C };         /* input tensors */
 enum { MAXU = 2 };              /* FSDP's two units */
-enum { V_SGD, V_ADAM };         /* variants, as cs_zero_variants */
+enum { V_SGD, V_ADAM };         /* optimizer: variant % 2 (zero.h) */
 typedef cs_zero_kind_t kind_t;
 #define K_Z1 CS_ZERO_1
 #define K_Z2 CS_ZERO_2
@@ -170,7 +171,7 @@ static int rk_make(const cs_pctx_t *x, int i, kind_t kind, rk_t *k)
 static void update(const cs_pctx_t *x, size_t n, const void *w,
 		   const void *g, void *out)
 {
-	if (x->variant == V_ADAM)
+	if (x->variant % 2 == V_ADAM)
 		cs_mlp_adam(x->dtype, n, w, g, out);
 	else
 		cs_mlp_sgd(x->dtype, n, w, g, out);
@@ -187,7 +188,7 @@ static double e2e_excess(const cs_pctx_t *x, double w, double S, double Bv,
 	cs_dtype_t d = x->dtype;
 	double u = cs_unit_roundoff(d), eta = cs_underflow_unit(d);
 	double lr = cs_mlp_lr(d);
-	if (x->variant == V_ADAM)
+	if (x->variant % 2 == V_ADAM)
 		return fabs(got - w) -
 		       (lr * (1 + 0x1p-20) + 2 * u * (fabs(w) + lr));
 	double X = w - lr * S;
@@ -467,7 +468,7 @@ cs_status_t cs_zero_run(const cs_pctx_t *x, cs_zero_kind_t kind)
 
 int cs_zero_accepts(int v, cs_dtype_t d, char *why, size_t len)
 {
-	if (v == V_ADAM && d != CS_DTYPE_FLOAT32) {
+	if (v % 2 == V_ADAM && d != CS_DTYPE_FLOAT32) {
 		snprintf(why, len, "adam runs float32 only (spec 5.2)");
 		return 0;
 	}
@@ -477,3 +478,5 @@ int cs_zero_accepts(int v, cs_dtype_t d, char *why, size_t len)
 const cs_dtype_t cs_zero_dtypes[CS_ZERO_NDTYPES] = {
 	CS_DTYPE_FLOAT32, CS_DTYPE_BFLOAT16, CS_DTYPE_INT32};
 const char *const cs_zero_variants[CS_ZERO_NVARIANTS] = {"sgd", "adam"};
+const char *const cs_zero1_variants[CS_ZERO1_NVARIANTS] = {
+	"ar-sgd", "ar-adam", "rs-sgd", "rs-adam"};

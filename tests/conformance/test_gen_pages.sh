@@ -62,8 +62,88 @@ grep -q '| bwd | `dp` | allreduce | avg | 4 | 160 | 160 | 160 | 160 |' \
 grep -q '| opt | `dp` | allgather | none | 4 | 100 | 100 | 100 | 100 |' \
 	"$r/docs/parallelism/zero.md" || fail "zero.md: ZeRO-1's allgather is not 100 B"
 
+# the in-place row of every collective page states spec/collectives.md
+# 3.2's rule with its qualifiers: "(not in NCCL)", "on the root", and
+# reducescatter's unspecified blocks and other MPI layout
+awk -F' [|] ' '/^### 3\.2 In place/ { on = 1; next } /^### / { on = 0 }
+	on && /^[|] [a-z]+ [|]/ && $1 != "| collective" {
+		sub(/^[|] /, ""); print $1 "\t" $2 }' \
+	"$r/spec/collectives.md" >"$tmp/inplace"
+[ "$(wc -l <"$tmp/inplace")" = 10 ] || fail "spec 3.2: not 10 in-place rows"
+while IFS=$'\t' read -r c rule; do
+	row=$(grep '^| in place |' "$r/docs/collectives/$c.md")
+	ptr=$(echo "$rule" | sed 's/^`\([^`]*\)`.*/\1/; s/sendbuf/sendbuff/g;
+		s/recvbuf/recvbuff/g; s/\*n$/*count/; s/ r\*/ rank*/')
+	case $row in *"\`$ptr\`"*) ;; *) fail "$c.md: in place is not \`$ptr\`: $row" ;; esac
+	for q in "not in NCCL" "on the root"; do
+		case $rule in *"$q"*) case $row in *"$q"*) ;; *)
+			fail "$c.md: in place lacks '$q': $row" ;; esac ;; esac
+	done
+done <"$tmp/inplace"
+grep '^| in place |' "$r/docs/collectives/reducescatter.md" |
+	grep -q 'unspecified.*MPI.*another layout' ||
+	fail "reducescatter.md: in place says nothing of the unspecified blocks or MPI's layout"
+# NCCL 2.28's calls (spec/collectives.md 2.11)
+for cn in alltoall:ncclAlltoAll gather:ncclGather scatter:ncclScatter; do
+	grep -q "^| NCCL | \`${cn#*:}\` (NCCL 2.28" "$r/docs/collectives/${cn%:*}.md" ||
+		fail "${cn%:*}.md does not name ${cn#*:} of NCCL 2.28"
+done
+# the alltoall cost table says which row is multi-port
+grep -q 'The `direct` row alone assumes a multi-port rank' \
+	"$r/docs/collectives/alltoall.md" || fail "alltoall.md: no multi-port note"
+# FSDP's page quotes the spec's Model paragraph (it was empty once)
+grep -q '^> \*\*Model\.\*\* The MLP of §5.1' "$r/docs/parallelism/fsdp.md" ||
+	fail "fsdp.md: the Model quote is not spec 5.3's"
+# MoE exchanges its int64 counts: 8 bytes an element, said in the header
+grep -q 'here int64 8 B, float32 4 B' "$r/docs/parallelism/moe.md" ||
+	fail "moe.md: the header does not give int64's 8 bytes"
+# ring and moe run the forward only and say so; dp runs a training step
+for p in ring moe; do
+	grep -q '(the forward pass only: the pattern has no backward;' \
+		"$r/docs/parallelism/$p.md" || fail "$p.md: not said forward only"
+	grep -q "^A training step's backward, which this pattern does not run" \
+		"$r/docs/parallelism/$p.md" || fail "$p.md: no word on the backward"
+done
+grep -q 'or the forward pass only for `ring`, `moe`), from' \
+	"$r/docs/collectives/sendrecv.md" || fail "sendrecv.md: ring not said forward only"
+grep -q '(one training step; ' "$r/docs/parallelism/dp.md" ||
+	fail "dp.md: not a training step"
+grep -q 'forward pass only, with no backward: `ring`, `moe`\.' \
+	"$r/docs/parallelism/README.md" || fail "README.md: forward-only list"
+# pp quotes why it calls alltoallv and what its phases mean
+grep -q '^> \*\*Calls\.\*\* The ABI has no addressed send/receive' \
+	"$r/docs/parallelism/pp.md" || fail "pp.md: no Calls quote"
+
+# ZeRO-1's second form, by reducescatter (spec 5.2): a reducescatter and
+# an allgather of the 5-element shard, (5 + 20) * 4 = 100 B each
+sed -n '/^## `zero1`, variant `rs-sgd`/,/^## `zero2`/p' \
+	"$r/docs/parallelism/zero.md" >"$tmp/z1rs"
+grep -q '| bwd | `dp` | reducescatter | avg | 4 | 100 | 100 | 100 | 100 |' \
+	"$tmp/z1rs" || fail "zero.md: no ZeRO-1 by reducescatter section"
+grep -q 'Variants (`collspec list`): ar-sgd ar-adam rs-sgd rs-adam;' \
+	"$r/docs/parallelism/zero.md" || fail "zero.md: zero1's variants"
+# wire bytes, by hand with the ring's b(P) at P = 4 (docs/model.md 1.1):
+# zero1 ar's allreduce of n = 20 * 4 = 80 B sends 2 * 3/4 * 80 = 120 B,
+# an allgather of n = 80 B (the whole result) 3/4 * 80 = 60 B; dp's
+# allreduces of 17 elements, 2 * 3/4 * 68 = 102 B; ring's three sendrecvs
+# of 64 float32 send 3 * 256 = 768 B
+grep -q '| bwd | `dp` | allreduce | avg | 4 | 160 | 160 | 160 | 160 | 120 (ring) |' \
+	"$r/docs/parallelism/zero.md" || fail "zero.md: zero1's allreduce is not 120 B on the wire"
+grep -q '| opt | `dp` | allgather | none | 4 | 100 | 100 | 100 | 100 | 60 (ring) |' \
+	"$r/docs/parallelism/zero.md" || fail "zero.md: an allgather is not 60 B on the wire"
+grep -q 'allreduce | avg | 16 | 136 | 136 | 136 | 136 | 102 (ring) |' \
+	"$r/docs/parallelism/dp.md" || fail "dp.md: not 102 B on the wire"
+grep -q '| fwd | `cp` | sendrecv | none | 12 | 1536 | 1536 | 1536 | 1536 | 768 (direct) |' \
+	"$r/docs/parallelism/ring.md" || fail "ring.md: not 768 B on the wire"
+# against dp: zero2 and zero1 rs 120 / 102 = 1.18 on the wire, all of it
+# padding (20 / 17); zero3 and fsdp 180 / 102 = 1.76, 1.5 without it
+grep -c 'on the wire 120 B, 1.18 x dp.s 102 B.*without it the wire ratio is 1.00\.' \
+	"$r/docs/parallelism/zero.md" | grep -qx 2 || fail "zero.md: zero2 and zero1 rs against dp"
+grep -q 'on the wire 180 B, 1.76 x dp.s 102 B.*without it the wire ratio is 1.50\.' \
+	"$r/docs/parallelism/fsdp.md" || fail "fsdp.md: against dp"
+
 # a number changed by hand: 136 bytes (spec/patterns.md 5.1's example)
-grep -q '| bwd | `dp` | allreduce | avg | 16 | 136 | 136 | 136 | 136 |' \
+grep -q '| bwd | `dp` | allreduce | avg | 16 | 136 | 136 | 136 | 136 | ' \
 	"$r/docs/parallelism/dp.md" ||
 	fail "dp.md lacks spec/patterns.md 5.1's 136 bytes per rank"
 sed -i 's/| 136 | 136 | 136 | 136 |/| 136 | 136 | 137 | 136 |/' "$r/docs/parallelism/dp.md"
@@ -79,6 +159,15 @@ run 0 "rewriting" "$collspec" "$r"
 echo "# old" >"$r/docs/collectives/bcast.md"
 run 1 "check with a page no collective has" --check "$collspec" "$r"
 rm "$r/docs/collectives/bcast.md"
+
+# a pattern section of the spec without its Model paragraph stops it
+cp "$r/spec/patterns.md" "$tmp/patterns.md"
+sed -i 's/^\*\*Model\.\*\* The MLP of §5.1 (\$N = 17\$/The MLP of §5.1 ($N = 17$/' \
+	"$r/spec/patterns.md"
+run 2 "a pattern without a Model paragraph" --check "$collspec" "$r"
+grep -q 'no \*\*Model\.\*\* paragraph in the section of `fsdp`' "$tmp/out" ||
+	fail "the missing Model paragraph is not named: $(head -3 "$tmp/out")"
+cp "$tmp/patterns.md" "$r/spec/patterns.md"
 
 run 2 "a collspec that is not a program" --check "$tmp/none" "$r"
 printf '#!/bin/sh\necho broken >&2\nexit 3\n' >"$tmp/bad"

@@ -34,6 +34,15 @@ expect 0 '"group":"tp","P":2,"coll":"allreduce","algo":"ring","phase":"fwd","wha
 expect 0 'dominant group: tp' "$cs" model --train --vocab 50304 \
 	--dp 4 --tp 2 --pp 2
 expect 0 'exposed_ms' "$cs" model --train --dp 4 --bucket-mb 1,25,1000
+# ZeRO-1's two forms, labelled: allreduce + allgather (ar, the default)
+# and reducescatter + allgather (rs); rs only with --zero 1
+expect 0 'zero 1 (allreduce + allgather),' "$cs" model --train --dp 4 --zero 1
+expect 0 'zero 1 (reducescatter + allgather),' "$cs" model --train --dp 4 \
+	--zero 1 --zero1 rs
+expect 0 '"group":"dp","P":4,"coll":"reducescatter","algo":"ring","phase":"bwd"' \
+	"$cs" model --train --dp 4 --zero 1 --zero1 rs --json
+expect 2 "zero1 rs needs --zero 1" "$cs" model --train --dp 4 --zero1 rs
+expect 2 "zero1 'both'" "$cs" model --train --dp 4 --zero 1 --zero1 both
 
 # --fit: two sizes at two P of ring allreduce (alpha 1 us, 10 GB/s)
 line() { # P BYTES TIME_US
@@ -43,6 +52,11 @@ line() { # P BYTES TIME_US
 	>"$tmp/b.json"
 expect 0 '"alpha_us":1,"beta_ns_per_byte":0.1,' "$cs" model --fit \
 	"$tmp/b.json" --holdout 0 --json
+# the hold-out line in English ordinals: 2nd, 3rd, 11th, 21st, 112th
+for k in 2:2nd 3:3rd 11:11th 21:21st 112:112th; do
+	expect 0 "every ${k#*:} held out of the fit" "$cs" model --fit \
+		"$tmp/b.json" --holdout "${k%:*}"
+done
 { cat "$tmp/b.json"; echo '{"series":"s"'; } >"$tmp/bad.json"
 expect 2 'bad.json:5: ' "$cs" model --fit "$tmp/bad.json"
 

@@ -231,23 +231,30 @@ static void test_dp_buckets(void **state)
 }
 
 /*
- * The calls in order at P = 4 (section 5.2, 5.3): N = 17, s = 5; fsdp's
- * units N0 = 9 (s0 = 3) and N1 = 8 (s1 = 2), gathered 0, 1 forward and
- * 1, 0 backward, each unit's gather before its reducescatter.
+ * The calls in order at P = 4 (section 5.2, 5.3): N = 17, s = 5; zero1's
+ * variant 0 (ar-sgd) allreduces all N_pad = 20, its variant 2 (rs-sgd)
+ * reduce-scatters shards of 5 as zero2 does; fsdp's units N0 = 9 (s0 = 3)
+ * and N1 = 8 (s1 = 2), gathered 0, 1 forward and 1, 0 backward, each
+ * unit's gather before its reducescatter.
  */
 static void test_zero_call_order(void **state)
 {
 	static const struct {
 		const char *name;
-		int n;
+		int v, n;
 		cs_coll_t coll[6];
 		size_t count[6];
 	} cases[] = {
-		{"zero1", 2, {CS_COLL_ALLREDUCE, CS_COLL_ALLGATHER}, {20, 5}},
-		{"zero2", 2, {CS_COLL_REDUCESCATTER, CS_COLL_ALLGATHER}, {5, 5}},
-		{"zero3", 3, {CS_COLL_ALLGATHER, CS_COLL_ALLGATHER,
+		{"zero1", 0, 2, {CS_COLL_ALLREDUCE, CS_COLL_ALLGATHER}, {20, 5}},
+		{"zero1", 2, 2, {CS_COLL_REDUCESCATTER, CS_COLL_ALLGATHER},
+		 {5, 5}},
+		{"zero1", 3, 2, {CS_COLL_REDUCESCATTER, CS_COLL_ALLGATHER},
+		 {5, 5}},
+		{"zero2", 0, 2, {CS_COLL_REDUCESCATTER, CS_COLL_ALLGATHER},
+		 {5, 5}},
+		{"zero3", 0, 3, {CS_COLL_ALLGATHER, CS_COLL_ALLGATHER,
 			      CS_COLL_REDUCESCATTER}, {5, 5, 5}},
-		{"fsdp", 6, {CS_COLL_ALLGATHER, CS_COLL_ALLGATHER,
+		{"fsdp", 0, 6, {CS_COLL_ALLGATHER, CS_COLL_ALLGATHER,
 			     CS_COLL_ALLGATHER, CS_COLL_REDUCESCATTER,
 			     CS_COLL_ALLGATHER, CS_COLL_REDUCESCATTER},
 		 {3, 2, 2, 2, 3, 3}},
@@ -256,7 +263,8 @@ static void test_zero_call_order(void **state)
 	for (int c = 0; c < ARRAY_LEN(cases); c++) {
 		size_t count[8];
 		cs_coll_t coll[8];
-		int n = counts_of(cases[c].name, 0, "dp4", 4, count, coll, 8);
+		int n = counts_of(cases[c].name, cases[c].v, "dp4", 4, count,
+				  coll, 8);
 		assert_int_equal(n, cases[c].n);
 		for (int i = 0; i < n; i++) {
 			assert_int_equal(coll[i], cases[c].coll[i]);

@@ -142,6 +142,35 @@ static void test_example_zero(void **state)
 	assert_true(x->calls == 26 && x->size == 26214400);
 	x = find(it, n, "dp", CS_COLL_ALLGATHER, "opt", 0);
 	assert_true(x->calls == 1 && x->size == 707002368.0);
+	/* ZeRO 1 by reducescatter (the ZeRO paper's): no allreduce; the 26
+	 * full buckets reduce-scattered, a rank handing 26214400 * 5/4 =
+	 * 32768000 B each, 851968000 B in all; the same allgather */
+	c.zero1_rs = 1;
+	n = items(&c, it);
+	assert_int_equal(n, 7);
+	for (size_t i = 0; i < n; i++)
+		assert_false(!strcmp(it[i].group, "dp") &&
+			     it[i].coll == CS_COLL_ALLREDUCE);
+	x = find(it, n, "dp", CS_COLL_REDUCESCATTER, "bwd", 0);
+	assert_true(x->calls == 26 && x->size == 26214400);
+	assert_true(x->bytes == 851968000.0);
+	x = find(it, n, "dp", CS_COLL_ALLGATHER, "opt", 0);
+	assert_true(x->calls == 1 && x->bytes == 883752960.0);
+	/* its buckets overlap the backward as reducescatters: zero 2's
+	 * timeline, not zero 1's allreduce one */
+	{
+		cs_train_overlap_t o1, o2, oar;
+		cs_train_cfg_t c2 = c, car = c;
+
+		c2.zero = 2;
+		c2.zero1_rs = 0;
+		car.zero1_rs = 0;
+		assert_int_equal(cs_train_overlap(&c, 25, &mdef, &o1), CS_OK);
+		assert_int_equal(cs_train_overlap(&c2, 25, &mdef, &o2), CS_OK);
+		assert_int_equal(cs_train_overlap(&car, 25, &mdef, &oar), CS_OK);
+		assert_true(o1.comm_s == o2.comm_s && o1.comm_s < oar.comm_s);
+	}
+	c.zero1_rs = 0;
 	c.zero = 2;
 	n = items(&c, it);
 	x = find(it, n, "dp", CS_COLL_REDUCESCATTER, "bwd", 0);
@@ -303,6 +332,11 @@ static void test_errors(void **state)
 	c = example();
 	c.zero = 4;
 	assert_int_equal(cs_train_check(&c), CS_ERR_INVALID);
+	c = example();
+	c.zero = 2;
+	c.zero1_rs = 1;
+	assert_int_equal(cs_train_check(&c), CS_ERR_INVALID);
+	assert_non_null(strstr(cs_last_error(), "--zero1 rs needs --zero 1"));
 	c = example();
 	c.capacity = 0;
 	assert_int_equal(cs_train_check(&c), CS_ERR_INVALID);

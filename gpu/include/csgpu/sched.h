@@ -197,8 +197,10 @@ CS_HD size_t csg_part_len(size_t n, size_t parts, size_t i)
  * children 2v+1 and 2v+2 when < P). A tree of the double binary tree, or
  * of a rooted collective, maps ranks to v:
  *   tree 0: v = r - root (mod P);
- *   tree 1: v = P - 1 - r (the mirror: tree 0's leaves, the upper half of
- *           the heap, are tree 1's inner nodes and the other way round).
+ *   tree 1: v = P - 1 - r (the mirror: at root 0 no rank is inner in both;
+ *           for even P tree 0's leaves, the upper half of the heap, are
+ *           tree 1's inner nodes and the other way round; for odd P rank
+ *           (P-1)/2 is a leaf of both; test_gpu_trees).
  */
 CS_HD int csg_tree_v(int P, int root, int tree, int r)
 {

@@ -27,6 +27,9 @@ typedef struct cs_train_cfg {
 	int dp, tp, pp, ep, cp;
 	int sp;               /* Megatron sequence parallelism on tp */
 	int zero;             /* 0..3 */
+	int zero1_rs;         /* zero 1 only: 1 reduces the gradients by
+				 reducescatter (the ZeRO paper's ZeRO-1,
+				 zero 2's calls), 0 by allreduce */
 	double bucket_mb;     /* MiB per gradient bucket */
 	long micro_batches;   /* M per step */
 	cs_dtype_t dtype;
@@ -40,6 +43,10 @@ void cs_train_defaults(cs_train_cfg_t *cfg);
 /* CS_OK, or CS_ERR_INVALID naming the first field out of range or a
  * layout that does not divide the model (layers % pp, hidden % tp, ...). */
 cs_status_t cs_train_check(const cs_train_cfg_t *cfg);
+
+/* 1 when cfg reduces its data-parallel gradients by reducescatter (ZeRO 2,
+ * and ZeRO 1 with zero1_rs), 0 when by allreduce or per micro-batch (3). */
+int cs_train_rs(const cs_train_cfg_t *cfg);
 
 /* One collective of a step: calls of one size on one group. */
 typedef struct cs_train_item {
