@@ -110,8 +110,10 @@ static const cs_check_info_t checks[] = {
 	 "lists the tokens"},
 	{"expect", V(XPASS), CS_CHECK_UNRANKED, CS_CHECK_CASE, CS_CHECKF_OTHER,
 	 "the report (`--expect`)",
-	 "the expectations file lists the case as failing but it passed: the "
-	 "defect is gone or the entry is too broad; fix or remove the entry"},
+	 "an entry of the expectations file selected cases of the run and "
+	 "none of them failed by its check: the defect no longer shows "
+	 "anywhere it was looked for, or the entry selects the wrong cases; "
+	 "fix or remove the entry (one line per entry after the last case)"},
 	{"load", V(FAIL), CS_CHECK_UNRANKED, CS_CHECK_RUN, CS_CHECKF_OTHER,
 	 "the driver",
 	 "driver mode only: the plugin crashed, exited or blocked past "
