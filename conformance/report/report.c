@@ -266,12 +266,14 @@ static void xpass_entry(cs_report_t *r, const cs_expect_entry_t *e)
 	char why[2 * CS_EXPECT_PATH_MAX], name[CS_EXPECT_NAME_MAX + 8], *q, *n;
 
 	cs_expect_xpass_reason(r->expect, e, why, sizeof why);
+	snprintf(r->scratch->check, sizeof r->scratch->check, "expect");
 	if (r->json) {
 		q = cs_json_quote(why);
 		n = cs_json_quote(e->name);
-		fprintf(r->json, "{\"verdict\":\"XPASS\",\"check\":\"expect\","
+		fprintf(r->json, "{\"verdict\":\"XPASS\",\"check\":\"%s\","
 			"\"expect_entry\":%s,\"reason\":%s}\n",
-			n ? n : "\"\"", q ? q : "\"(out of memory)\"");
+			r->scratch->check, n ? n : "\"\"",
+			q ? q : "\"(out of memory)\"");
 		free(q);
 		free(n);
 		(void)json_ok(r);
