@@ -50,48 +50,57 @@ static const cs_check_info_t checks[] = {
 	{"identity", V(FAIL), 5, CS_CHECK_CASE, CS_CHECKF_IDENTITY,
 	 "all ranks of the communicator",
 	 "ranks that must hold the same result (allreduce, allgather, "
-	 "broadcast) hold different bits, compared by a keyed fingerprint of "
-	 "each rank's whole receive buffer (a pattern's allreduce: the whole "
-	 "buffers themselves, within the pattern's group)"},
-	{"nanrule", V(FAIL), 6, CS_CHECK_CASE, CS_CHECKF_VALUES,
+	 "broadcast) hold different values: a NaN equals any NaN and, where "
+	 "the op allows either (a `max`/`min` tie of +0 and -0, a `sum` of "
+	 "0), +0 equals -0 (`spec/numerics.md` section 5.1); compared by a "
+	 "keyed fingerprint of each rank's whole receive buffer (a pattern's "
+	 "allreduce: the whole buffers themselves, within the pattern's "
+	 "group)"},
+	{"bitidentity", V(FAIL) | V(WARN), 6, CS_CHECK_CASE,
+	 CS_CHECKF_IDENTITY, "all ranks of the communicator",
+	 "ranks that hold the same values hold different bits (NaN payloads "
+	 "or signs, zero signs), compared like `identity` on the raw bytes: "
+	 "WARN, and FAIL for a backend that promises bit-identical results "
+	 "(`CS_BACKEND_F_BIT_IDENTICAL`: nccl, nccl-local, gpu, gpu-sim)"},
+	{"nanrule", V(FAIL), 7, CS_CHECK_CASE, CS_CHECKF_VALUES,
 	 "the merge of all ranks",
 	 "`max`/`min` ignored a NaN in some elements and propagated one in "
 	 "others within one case: no consistent NaN rule"},
-	{"ovfrule", V(FAIL), 7, CS_CHECK_CASE, CS_CHECKF_VALUES,
+	{"ovfrule", V(FAIL), 8, CS_CHECK_CASE, CS_CHECKF_VALUES,
 	 "the merge of all ranks",
 	 "an overflow came back as Inf or NaN in some elements and saturated "
 	 "(float8) in others within one case: no consistent overflow rule "
 	 "(`spec/numerics.md` section 4.9.4)"},
-	{"sign", V(FAIL) | V(WARN), 8, CS_CHECK_CASE, CS_CHECKF_VALUES,
+	{"sign", V(FAIL) | V(WARN), 9, CS_CHECK_CASE, CS_CHECKF_VALUES,
 	 "the merge of all ranks",
 	 "statistics of a random-mode float `sum`, `avg`, `premulsum` or "
 	 "`prod`: too many results are 0 or of the other sign than the exact "
 	 "result for rounding to explain"},
-	{"bias", V(FAIL) | V(WARN), 9, CS_CHECK_CASE, CS_CHECKF_VALUES,
+	{"bias", V(FAIL) | V(WARN), 10, CS_CHECK_CASE, CS_CHECKF_VALUES,
 	 "the merge of all ranks",
 	 "statistics as for `sign`: the results lean to one side of the exact "
 	 "value far more often than rounding to nearest allows (truncation at "
 	 "every step, an `avg` whose division truncates, a float8 result of 0)"},
-	{"precision", V(FAIL) | V(WARN), 10, CS_CHECK_CASE, CS_CHECKF_VALUES,
+	{"precision", V(FAIL) | V(WARN), 11, CS_CHECK_CASE, CS_CHECKF_VALUES,
 	 "the merge of all ranks",
 	 "statistics as for `sign`: the mean squared error is far above the "
 	 "probabilistic error scale `sqrt(k)*u` of the computation (float8: "
 	 "WARN at most)"},
-	{"oracle", V(FAIL), 11, CS_CHECK_CASE, CS_CHECKF_OTHER,
+	{"oracle", V(FAIL), 12, CS_CHECK_CASE, CS_CHECKF_OTHER,
 	 "each rank",
 	 "collspec's oracle could not compute the expected values of the case "
 	 "(the reason says why): a defect or limit of collspec, not of the "
 	 "backend"},
-	{"harness", V(FAIL), 12, CS_CHECK_CASE, CS_CHECKF_OTHER,
+	{"harness", V(FAIL), 13, CS_CHECK_CASE, CS_CHECKF_OTHER,
 	 "each rank",
 	 "collspec itself could not set up or check the case (out of memory, "
 	 "a copy to or from the device failed, no random bytes for the "
 	 "identity key); the reason says which rank and why"},
-	{"determinism", V(WARN), 13, CS_CHECK_CASE, CS_CHECKF_OTHER,
+	{"determinism", V(WARN), 14, CS_CHECK_CASE, CS_CHECKF_OTHER,
 	 "each rank",
 	 "a later call on the first call's inputs gave different bits than "
 	 "the first call; FAIL the run on it with `--fail-on-warn`"},
-	{"skip", V(SKIP), 14, CS_CHECK_CASE, CS_CHECKF_OTHER,
+	{"skip", V(SKIP), 15, CS_CHECK_CASE, CS_CHECKF_OTHER,
 	 "each rank",
 	 "the backend does not implement the collective, declines the case, "
 	 "has no `comm_split`, or has no device; the reason says which"},
@@ -110,8 +119,10 @@ static const cs_check_info_t checks[] = {
 	 "lists the tokens"},
 	{"expect", V(XPASS), CS_CHECK_UNRANKED, CS_CHECK_CASE, CS_CHECKF_OTHER,
 	 "the report (`--expect`)",
-	 "the expectations file lists the case as failing but it passed: the "
-	 "defect is gone or the entry is too broad; fix or remove the entry"},
+	 "an entry of the expectations file selected cases of the run and "
+	 "none of them failed by its check: the defect no longer shows "
+	 "anywhere it was looked for, or the entry selects the wrong cases; "
+	 "fix or remove the entry (one line per entry after the last case)"},
 	{"load", V(FAIL), CS_CHECK_UNRANKED, CS_CHECK_RUN, CS_CHECKF_OTHER,
 	 "the driver",
 	 "driver mode only: the plugin crashed, exited or blocked past "

@@ -34,8 +34,9 @@ typedef enum cs_verdict {
   CS_V_WARN,  /* a recommended property broken (e.g. determinism) */
   CS_V_FAIL,  /* a required property broken, or a crash or hang */
   CS_V_XFAIL, /* a FAIL the expectations list: not a failure of the run */
-  CS_V_XPASS, /* a case the expectations list as failing that passed: a
-                 failure of the run */
+  CS_V_XPASS, /* an expectations entry whose defect no longer showed in
+                 the cases it selected: a failure of the run (the
+                 report's own line, not a case's verdict) */
   CS_NUM_VERDICTS
 } cs_verdict_t;
 

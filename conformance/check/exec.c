@@ -257,14 +257,26 @@ int cs_exec_call_fresh(int k)
 	return k % 2 == 1;
 }
 
+/* The seed of call k's inputs. */
+static uint64_t call_seed(const cs_exec_t *e, int k)
+{
+	return cs_exec_call_fresh(k)
+		       ? cs_mix64(e->seed0 ^ (0x6672657368ull << 8 | (unsigned)k))
+		       : e->seed0;
+}
+
 void cs_exec_set_call(cs_exec_t *e, int k, int n)
 {
 	e->call = k;
 	e->ncalls = n;
-	e->c.seed = cs_exec_call_fresh(k)
-			    ? cs_mix64(e->seed0 ^ (0x6672657368ull << 8 | (unsigned)k))
-			    : e->seed0;
+	e->c.seed = call_seed(e, k);
 	cs_store(e->c.dtype, e->scalar, 0, cs_gen_scalar(&e->c, e->rank));
+}
+
+void cs_exec_call_case(const cs_exec_t *e, int k, cs_case_t *c)
+{
+	*c = e->c;
+	c->seed = call_seed(e, k);
 }
 
 /* ---- filling -------------------------------------------------------------- */

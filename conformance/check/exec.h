@@ -88,6 +88,9 @@ cs_status_t cs_exec_to_device(cs_exec_t *e, int dev, void *stream);
  */
 void cs_exec_set_call(cs_exec_t *e, int k, int n);
 
+/* The case of call k of e (its inputs' seed), into *c; e is unchanged. */
+void cs_exec_call_case(const cs_exec_t *e, int k, cs_case_t *c);
+
 /* 1 when call k uses fresh inputs (odd k), 0 when the case's own. */
 int cs_exec_call_fresh(int k);
 

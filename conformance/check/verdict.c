@@ -73,31 +73,49 @@ int cs_coll_same_everywhere(cs_coll_t c)
 	       c == CS_COLL_BROADCAST;
 }
 
-void cs_identity_verdict(const cs_khash_t *fp, int n, int k, int ncalls,
-			 cs_local_t *l)
+/* The first comm rank whose fingerprint differs from comm rank 0's, or
+ * -1. */
+static int first_other(const cs_khash_t *fp, int n)
+{
+	int q;
+
+	for (q = 1; q < n; q++)
+		if (memcmp(&fp[q], &fp[0], sizeof fp[0]) != 0)
+			return q;
+	return -1;
+}
+
+void cs_identity_verdict(const cs_khash_t *val, const cs_khash_t *raw, int n,
+			 int k, int ncalls, int strict, cs_local_t *l)
 {
 	char reason[256], detail[1024], call[64] = "";
+	const cs_khash_t *fp = val;
 	size_t used = 0;
-	int q, bad = -1;
+	int q, bad = first_other(val, n), bits = 0;
 
-	for (q = 1; q < n && bad < 0; q++)
-		if (memcmp(&fp[q], &fp[0], sizeof fp[0]) != 0)
-			bad = q;
+	if (bad < 0 && (bad = first_other(raw, n)) >= 0) {
+		bits = 1;
+		fp = raw;
+	}
 	if (bad < 0 || l->comm_rank != bad)
 		return;
 	if (ncalls > 1)
 		snprintf(call, sizeof call, " in call %d of %d (%s)", k + 1,
 			 ncalls, cs_exec_call_fresh(k) ? "fresh inputs"
 			 : k ? "the inputs of call 1" : "the case's inputs");
-	snprintf(reason, sizeof reason, "ranks 0 and %d of the communicator "
-		 "received different bits%s", bad, call);
+	snprintf(reason, sizeof reason, bits ? "ranks 0 and %d of the "
+		 "communicator received the same values in different bits "
+		 "(NaN payloads or zero signs)%s" : "ranks 0 and %d of the "
+		 "communicator received different values%s", bad, call);
 	for (q = 0; q < n && used < sizeof detail; q++)
 		used += (size_t)snprintf(detail + used, sizeof detail - used,
 					 "comm rank %d: fingerprint of the "
-					 "received buffer %016llx%016llx\n", q,
+					 "received %s %016llx%016llx\n", q,
+					 bits ? "bytes" : "values",
 					 (unsigned long long)fp[q].h[0],
 					 (unsigned long long)fp[q].h[1]);
-	cs_local_set(l, CS_V_FAIL, "identity", reason, detail);
+	cs_local_set(l, bits && !strict ? CS_V_WARN : CS_V_FAIL,
+		     bits ? "bitidentity" : "identity", reason, detail);
 }
 
 /* ---- merging the ranks' verdicts ------------------------------------------ */

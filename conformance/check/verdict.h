@@ -50,13 +50,16 @@ int cs_check_prio(const char *check);
 /* Collectives whose result is the same on every rank. */
 int cs_coll_same_everywhere(cs_coll_t c);
 
-/* Identity across the n ranks of one communicator, given each comm
- * rank's fingerprint of its received bits (fp[q]: the keyed fingerprint of
- * comm rank q, or in one process the lowest comm rank whose bits are
- * equal, in h[0]) after call k of ncalls: when some differ from comm
- * rank 0's, the first such rank, if it is l's, gets FAIL "identity". */
-void cs_identity_verdict(const cs_khash_t *fp, int n, int k, int ncalls,
-			 cs_local_t *l);
+/* Identity across the n ranks of one communicator after call k of
+ * ncalls, given each comm rank's keyed fingerprints: val[q] of its
+ * received values (check/identity.h: NaNs and either-sign zeros
+ * canonical), raw[q] of its received bytes. When a value fingerprint
+ * differs from comm rank 0's, the first such rank, if it is l's, gets
+ * FAIL "identity"; else when a raw one does, the first such rank gets
+ * "bitidentity": FAIL when strict (the backend promises bit identity,
+ * CS_BACKEND_F_BIT_IDENTICAL), WARN otherwise. */
+void cs_identity_verdict(const cs_khash_t *val, const cs_khash_t *raw, int n,
+			 int k, int ncalls, int strict, cs_local_t *l);
 
 /*
  * The result of case hc from the n ranks' own verdicts all[0..n) (world

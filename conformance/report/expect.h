@@ -3,16 +3,25 @@
  * --expect FILE` (format in docs/expectations/README.md) and what it does
  * to a case's final result.
  *
- * Each entry names a set of cases (the run's filters, plus world sizes and
- * the backend's name), the checks that fail on them, a reason and the
- * finding (a file of docs/findings/) that documents the defect. Applied to
- * a result (cs_expect_apply):
- *   FAIL of a listed case, by a listed check  -> XFAIL (not a failure);
- *   PASS, INFO or WARN of a listed case       -> XPASS (a failure: the
- *                                                defect is gone, or the
- *                                                entry is too broad);
- *   anything else                             -> unchanged.
- * The re-run line of an XFAIL or XPASS gets `--expect FILE`.
+ * Each entry describes a defect: the cases it can show in (the run's
+ * filters, plus world sizes and the backend's name; any of them may be
+ * left out), the checks it fails, a reason and the finding (a file of
+ * docs/findings/) that documents it. One entry so holds for every suite,
+ * filter and forced algorithm; an entry with every filter given selects
+ * one case (an exact-case entry). Applied to the run's results
+ * (cs_expect_apply, then cs_expect_finish):
+ *   FAIL of a selected case, by a listed check -> XFAIL (not a failure);
+ *   PASS, INFO or WARN of a selected case      -> unchanged (a defect
+ *                                                 that depends on the data
+ *                                                 need not show in every
+ *                                                 case it can show in);
+ *   an entry that selected cases of the run, none of which failed by one
+ *   of its checks                              -> XPASS (a failure of the
+ *                                                 run: the defect no longer
+ *                                                 shows anywhere it was
+ *                                                 looked for);
+ *   an entry that selected no case             -> neither.
+ * The re-run line of an XFAIL gets `--expect FILE`.
  *
  * The parser bounds everything it reads (file, entry, field and list
  * sizes below), so any input, however hostile, costs bounded memory and
@@ -48,7 +57,13 @@ typedef struct cs_expect_entry {
 	uint32_t checks;              /* bit i: cs_expect_check_name(i) */
 	char reason[CS_EXPECT_REASON_MAX + 1];
 	char finding[CS_EXPECT_FINDING_MAX + 1];
-	size_t xfail, xpass;          /* results it turned into XFAIL, XPASS */
+	size_t matched;               /* the run's cases it selected (not
+					 SKIP) */
+	size_t shown;                 /* of those, cases that FAILed by one
+					 of its checks */
+	size_t xfail;                 /* results it turned into XFAIL */
+	int xpass;                    /* 1: matched && !shown, set by
+					 cs_expect_finish */
 } cs_expect_entry_t;
 
 /* An expectations file, parsed. */
@@ -89,14 +104,25 @@ void cs_expect_free(cs_expect_t *x);
 int cs_expect_case_matches(const cs_expect_entry_t *e, const cs_result_t *r);
 
 /*
- * Apply x to final result r (see the top of this file): the first entry
- * that matches decides. An XFAIL keeps r's check and reason, and gets
- * the entry (name, file and line, reason, finding) as its first detail
- * line; an XPASS gets check "expect" and a reason naming the entry. A FAIL
- * of a listed case by a check the entry does not list stays FAIL, with a
- * detail line saying so. Counts the entry's xfail and xpass. Returns the
- * entry that changed r, or NULL.
+ * Apply x to final result r (see the top of this file). Every entry that
+ * selects r's case counts it (matched; shown when r FAILed by one of its
+ * checks); the first that selects it and lists r's check makes a FAIL an
+ * XFAIL, which keeps r's check and reason and gets the entry (name, file
+ * and line, reason, finding) as its first detail line. A FAIL of a
+ * selected case by a check no selecting entry lists stays FAIL, with a
+ * detail line saying so. Returns the entry that made r an XFAIL, or NULL.
  */
 const cs_expect_entry_t *cs_expect_apply(cs_expect_t *x, cs_result_t *r);
+
+/* After the run's last result: mark every entry that matched cases but
+ * was shown by none as XPASS (its xpass = 1). Returns how many are. */
+size_t cs_expect_finish(cs_expect_t *x);
+
+/* The reason of XPASS entry e, for the report: "entry NAME (FILE:LINE,
+ * check C) selected N cases of this run and none failed by its check: the
+ * defect no longer shows, or the entry selects the wrong cases; finding
+ * docs/findings/F". */
+void cs_expect_xpass_reason(const cs_expect_t *x, const cs_expect_entry_t *e,
+			    char *buf, size_t n);
 
 #endif /* CS_EXPECT_H */

@@ -1,8 +1,9 @@
 /*
  * expect_apply.c - what an expectations file (expect.h, parsed by
- * expect.c) does to a case's final result: which entry selects the case,
- * and the XFAIL or XPASS it becomes, with the entry named in its detail
- * and --expect on its re-run line.
+ * expect.c) does to the run's results: which entries select a case, the
+ * XFAIL a known failure becomes (the entry named in its detail, --expect
+ * on its re-run line), and, after the last case, the entries whose defect
+ * no longer showed (XPASS).
  */
 #include <stdio.h>
 #include <string.h>
@@ -191,28 +192,6 @@ static void make_xfail(const cs_expect_t *x, cs_expect_entry_t *e,
 	e->xfail++;
 }
 
-static void make_xpass(const cs_expect_t *x, cs_expect_entry_t *e,
-		       cs_result_t *r)
-{
-	char line[2 * CS_EXPECT_PATH_MAX], checks[256];
-
-	if (r->verdict != CS_V_PASS && r->reason[0] &&
-	    snprintf(line, sizeof line, "the case's own verdict: %s %s: %s",
-		     cs_verdict_name(r->verdict), r->check, r->reason) > 0)
-		prepend_detail(r, line);
-	entry_line(x, e, "listed as known failure", line, sizeof line);
-	prepend_detail(r, line);
-	checks_text(e, checks, sizeof checks);
-	if (snprintf(r->reason, sizeof r->reason, "listed as a known failure "
-		     "(entry %s, line %d, check %s) but passed: the defect is "
-		     "gone or the entry too broad", e->name, e->line,
-		     checks) < 0)
-		r->reason[0] = '\0';
-	snprintf(r->check, sizeof r->check, "expect");
-	r->verdict = CS_V_XPASS;
-	e->xpass++;
-}
-
 /* A listed case that failed a check its entry does not list: still a
  * FAIL, with a line that says so. */
 static void note_other(const cs_expect_t *x, const cs_expect_entry_t *e,
@@ -227,6 +206,15 @@ static void note_other(const cs_expect_t *x, const cs_expect_entry_t *e,
 		prepend_detail(r, line);
 }
 
+/* r's verdict counts for e (e selects r's case): matched, and shown when
+ * r FAILed by one of e's checks. */
+static void count_case(cs_expect_entry_t *e, const cs_result_t *r)
+{
+	e->matched++;
+	if (r->verdict == CS_V_FAIL && lists_check(e, r->check))
+		e->shown++;
+}
+
 const cs_expect_entry_t *cs_expect_apply(cs_expect_t *x, cs_result_t *r)
 {
 	cs_expect_entry_t *hit = NULL, *other = NULL;
@@ -235,10 +223,13 @@ const cs_expect_entry_t *cs_expect_apply(cs_expect_t *x, cs_result_t *r)
 	if (!x || !r || (r->verdict != CS_V_FAIL && r->verdict != CS_V_PASS &&
 			 r->verdict != CS_V_INFO && r->verdict != CS_V_WARN))
 		return NULL;
-	for (i = 0; i < x->n && !hit; i++) {
+	for (i = 0; i < x->n; i++) {
 		if (!cs_expect_case_matches(&x->e[i], r))
 			continue;
-		if (r->verdict != CS_V_FAIL || lists_check(&x->e[i], r->check))
+		count_case(&x->e[i], r);
+		if (r->verdict != CS_V_FAIL || hit)
+			continue;
+		if (lists_check(&x->e[i], r->check))
 			hit = &x->e[i];
 		else if (!other)
 			other = &x->e[i];
@@ -248,10 +239,32 @@ const cs_expect_entry_t *cs_expect_apply(cs_expect_t *x, cs_result_t *r)
 			note_other(x, other, r);
 		return NULL;
 	}
-	if (r->verdict == CS_V_FAIL)
-		make_xfail(x, hit, r);
-	else
-		make_xpass(x, hit, r);
+	make_xfail(x, hit, r);
 	add_expect_arg(x, r);
 	return hit;
+}
+
+size_t cs_expect_finish(cs_expect_t *x)
+{
+	size_t i, n = 0;
+
+	for (i = 0; x && i < x->n; i++) {
+		x->e[i].xpass = x->e[i].matched > 0 && x->e[i].shown == 0;
+		n += (size_t)x->e[i].xpass;
+	}
+	return n;
+}
+
+void cs_expect_xpass_reason(const cs_expect_t *x, const cs_expect_entry_t *e,
+			    char *buf, size_t n)
+{
+	char checks[256];
+
+	checks_text(e, checks, sizeof checks);
+	if (snprintf(buf, n, "entry %s (%s:%d, check %s) selected %zu cases of "
+		     "this run and none failed by its check: the defect no "
+		     "longer shows, or the entry selects the wrong cases; "
+		     "finding docs/findings/%s", e->name, x->path, e->line,
+		     checks, e->matched, e->finding) < 0 && n)
+		buf[0] = '\0';
 }

@@ -5,7 +5,8 @@
  * With an expectations file (--expect), every result passes through it
  * first (expect_apply.c): every process model's final results come here,
  * the driver's crash and hang results included, so this is the one place
- * that turns a known failure into XFAIL and a listed pass into XPASS.
+ * that turns a known failure into XFAIL; when the run ends, an entry that
+ * selected cases none of which failed by its check is an XPASS.
  *
  * Report files are valid after every case: each JSON line and each JUnit
  * testcase is written whole with SIGINT, SIGTERM and SIGHUP blocked, and the
@@ -256,12 +257,58 @@ static bool close_reports_ok(cs_report_t *r)
 	return false;
 }
 
+/* One XPASS entry of the expectations file in every report: a JSON line
+ * (verdict XPASS, check expect, the entry's name), a JUnit testcase
+ * "expect NAME" with a <failure type="xpass">, a line of the closing list
+ * of failures. */
+static void xpass_entry(cs_report_t *r, const cs_expect_entry_t *e)
+{
+	char why[2 * CS_EXPECT_PATH_MAX], name[CS_EXPECT_NAME_MAX + 8], *q, *n;
+
+	cs_expect_xpass_reason(r->expect, e, why, sizeof why);
+	snprintf(r->scratch->check, sizeof r->scratch->check, "expect");
+	if (r->json) {
+		q = cs_json_quote(why);
+		n = cs_json_quote(e->name);
+		fprintf(r->json, "{\"verdict\":\"XPASS\",\"check\":\"%s\","
+			"\"expect_entry\":%s,\"reason\":%s}\n",
+			r->scratch->check, n ? n : "\"\"",
+			q ? q : "\"(out of memory)\"");
+		free(q);
+		free(n);
+		(void)json_ok(r);
+	}
+	if (r->junit) {
+		snprintf(name, sizeof name, "expect %s", e->name);
+		cs_report_junit_run_entry(r, 1, name, "xpass", why);
+	}
+	cs_report_remember_line(r, "expect: ", why);
+}
+
+/* After the last case: the entries whose defect no longer showed (XPASS),
+ * each in every report. Returns how many. */
+static size_t xpass_entries(cs_report_t *r)
+{
+	size_t i, n;
+	sigset_t old;
+
+	if (!r->expect || !(n = cs_expect_finish(r->expect)))
+		return 0;
+	block_signals(&old);
+	for (i = 0; i < r->expect->n; i++)
+		if (r->expect->e[i].xpass)
+			xpass_entry(r, &r->expect->e[i]);
+	restore_signals(&old);
+	return n;
+}
+
 cs_outcome_t cs_report_close(cs_report_t *r)
 {
-	size_t *a = r->all, passed = a[CS_V_PASS] + a[CS_V_INFO];
-	size_t failed = a[CS_V_FAIL] + a[CS_V_XPASS];
+	size_t *a = r->all, passed = a[CS_V_PASS] + a[CS_V_INFO], failed;
 	int fail;
 
+	r->xpass = xpass_entries(r);
+	failed = a[CS_V_FAIL] + r->xpass;
 	cs_report_clear_progress(r);
 	cs_report_print_tallies(r);
 	cs_report_print_totals(r, passed, failed);

@@ -42,7 +42,8 @@ void cs_report_set_total(cs_report_t *r, size_t total);
 /* A case is about to run (progress line). */
 void cs_report_start(cs_report_t *r, const cs_hcase_t *hc);
 /* One final result: table row, JSON line, JUnit testcase, tallies; with
- * expectations, after cs_expect_apply (XFAIL, XPASS). */
+ * expectations, after cs_expect_apply (XFAIL; the XPASS entries come
+ * at cs_report_close). */
 void cs_report_add(cs_report_t *r, const cs_result_t *res);
 /* How a run ended, as its report saw it. `collspec run` exits with this
  * value (docs/ci.md's exit codes). */

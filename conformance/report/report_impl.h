@@ -35,6 +35,8 @@ struct cs_report {
 		all[CS_NUM_VERDICTS];
 	cs_expect_t *expect;   /* --expect, or NULL */
 	cs_result_t *scratch;  /* a result with the expectations applied */
+	size_t xpass;          /* the expectations' XPASS entries, counted
+				  at the close (cs_expect_finish) */
 	cs_failsigs_t sigs;
 	struct timespec t0;
 	int progress_shown, header_shown, errors, run_fails;
@@ -83,6 +85,10 @@ void cs_report_clear_progress(cs_report_t *r);
 /* Note res in the implementation profile and, when it failed (FAIL or
  * XPASS), in the final list of failures (r keeps a copy). */
 void cs_report_tally(cs_report_t *r, const cs_result_t *res);
+/* "PREFIX TEXT" as a line of the final list of failures (r keeps a
+ * copy; nothing past the list's limit). */
+void cs_report_remember_line(cs_report_t *r, const char *prefix,
+			     const char *text);
 /* res on the table: the progress line cleared, its row (unless --quiet
  * hides it) and, for failures and by --verbose, its detail and re-run
  * line under it. */

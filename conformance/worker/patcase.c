@@ -183,6 +183,8 @@ static void run_pattern(cs_worker_t *w, const cs_hcase_t *hc,
 			cs_pchk_fail(&chk[i], "harness", "pattern %s could not "
 				     "run: %s", pat->name, cs_last_error());
 		to_local(&w->l[i], &chk[i], t1 - t0);
+		if (!chk[i].skipped)
+			cs_patport_bits_verdict(port, i, &w->l[i]);
 	}
 	snprintf(info, ninfo, "%s", chk[0].info);
 	*portp = port;

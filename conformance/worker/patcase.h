@@ -46,6 +46,12 @@ cs_pport_t *cs_patport_port(cs_patport_t *p);
 /* Local rank i's log: *n records. */
 const cs_patrec_t *cs_patport_log(const cs_patport_t *p, int i, size_t *n);
 
+/* Local rank i's bit identity over the pattern's allreduces into l: when
+ * some call gave it the values of its group rank 0 in other bits,
+ * "bitidentity", FAIL for a backend that promises bit identity
+ * (CS_BACKEND_F_BIT_IDENTICAL), else WARN. */
+void cs_patport_bits_verdict(const cs_patport_t *p, int i, cs_local_t *l);
+
 void cs_patport_free(cs_patport_t *p);
 
 /* Run pattern case hc on every rank w drives; res is written on the

@@ -340,8 +340,9 @@ cs_patport_t *cs_patport_new(cs_worker_t *w, const struct cs_wvar *var,
 	p->reccap = calloc(n, sizeof *p->reccap);
 	p->st = calloc(n, sizeof *p->st);
 	p->rc = calloc(n, sizeof *p->rc);
+	p->bitcall = calloc(n, sizeof *p->bitcall);
 	if (!p->q || !p->nq || !p->rec || !p->nrec || !p->reccap || !p->st ||
-	    !p->rc) {
+	    !p->rc || !p->bitcall) {
 		cs_patport_free(p);
 		return NULL;
 	}
@@ -383,5 +384,20 @@ void cs_patport_free(cs_patport_t *p)
 	free(p->reccap);
 	free(p->st);
 	free(p->rc);
+	free(p->bitcall);
 	free(p);
+}
+
+void cs_patport_bits_verdict(const cs_patport_t *p, int i, cs_local_t *l)
+{
+	char reason[160];
+	int strict = (p->w->b->flags & CS_BACKEND_F_BIT_IDENTICAL) != 0;
+
+	if (!p->bitcall[i])
+		return;
+	snprintf(reason, sizeof reason, "allreduce (call %d) gave group rank "
+		 "%d the values of group rank 0 in different bits (NaN "
+		 "payloads or zero signs)", p->bitcall[i] - 1, p->rk[i].r);
+	cs_local_set(l, strict ? CS_V_FAIL : CS_V_WARN, "bitidentity", reason,
+		     NULL);
 }

@@ -185,10 +185,56 @@ void cs_patport_check_one(cs_patport_t *p, int i, const qcall_t *q, int k)
 	copy_blocks(p, i, q, k);
 }
 
-/* Allreduce: every group rank's result bit-identical to group rank 0's,
- * compared in full (every rank's whole result travels to its group: the
- * patterns' allreduces are a few hundred elements, so no fingerprint, and
- * no fingerprint to forge). The ranks agree first on the size (the same
+/* 1 when a and b, n elements of d reduced with op, hold the same values
+ * (spec/numerics.md section 5.1): equal bits, a NaN against any NaN, and
+ * (every op but prod, whose zero sign is the product of the signs) +0
+ * against -0. Sound here without the golden's element-by-element say
+ * (check/identity.c): every rank's pattern checks its own whole result
+ * against the serial mirror, with the reduction's bound. */
+static int same_values(cs_dtype_t d, cs_op_t op, const unsigned char *a,
+		       const unsigned char *b, size_t n)
+{
+	cs_fmt_t f = cs_fmt_of(d);
+	uint64_t x, y, sign = cs_fmt_sign(f);
+
+	if (!cs_is_float(d))
+		return memcmp(a, b, n * cs_dtype_size(d)) == 0;
+	for (size_t j = 0; j < n; j++) {
+		x = cs_load(d, a, j);
+		y = cs_load(d, b, j);
+		if (x == y || (cs_fmt_isnan(f, x) && cs_fmt_isnan(f, y)))
+			continue;
+		if (op == CS_OP_PROD || ((x | y) & ~sign) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+/* Group rank r's result grp[r] against group rank 0's: FAIL identity when
+ * the values differ, else bitidentity noted (cs_patport_bits_verdict)
+ * when the bits do. */
+static void compare_one(cs_patport_t *p, int i, const qcall_t *q, int k,
+			const unsigned char *grp, size_t nb)
+{
+	int r = p->rk[i].r;
+	const unsigned char *mine = grp + (size_t)r * nb;
+
+	if (r == 0 || memcmp(mine, grp, nb) == 0)
+		return;
+	if (!same_values(q->c.dtype, q->c.op, mine, grp,
+			 nb / cs_dtype_size(q->c.dtype)))
+		cs_pchk_fail(&p->chk[i], "identity", "allreduce (call %d) gave "
+			     "group rank %d a result whose values differ from "
+			     "group rank 0's", k, r);
+	else if (!p->bitcall[i])
+		p->bitcall[i] = k + 1;
+}
+
+/* Allreduce: every group rank's result the same values as group rank 0's,
+ * and the same bits (patcase.h, cs_patport_bits_verdict), compared in
+ * full (every rank's whole result travels to its group: the patterns'
+ * allreduces are a few hundred elements, so no fingerprint, and no
+ * fingerprint to forge). The ranks agree first on the size (the same
  * call everywhere) and on the memory, so that the exchange is made by all
  * or by none. */
 void cs_patport_check_identity(cs_patport_t *p, int k)
@@ -214,14 +260,8 @@ void cs_patport_check_identity(cs_patport_t *p, int k)
 		memcpy(mine + (size_t)i * nb, p->st[i].rh + CS_GUARD_BYTES, nb);
 	if (ok)
 		w->g->ops->allgather(w->g, p->var->slot, mine, nb, all);
-	for (int i = 0; ok && i < p->n; i++) {
-		const unsigned char *grp = all + (size_t)i * W * nb;
-		int r = p->rk[i].r;
-		if (r > 0 && memcmp(grp + (size_t)r * nb, grp, nb) != 0)
-			cs_pchk_fail(&p->chk[i], "identity", "allreduce "
-				     "(call %d) gave group rank %d a result "
-				     "that differs from group rank 0's", k, r);
-	}
+	for (int i = 0; ok && i < p->n; i++)
+		compare_one(p, i, p->q[i] + k, k, all + (size_t)i * W * nb, nb);
 	free(mine);
 	free(all);
 }

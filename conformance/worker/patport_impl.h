@@ -49,6 +49,9 @@ struct cs_patport {
 	size_t *nrec, *reccap;
 	stage_t *st;
 	int *rc;
+	int *bitcall;  /* per local rank: 1 + the first allreduce call whose
+			  bits differed from group rank 0's (values alike),
+			  0 none (cs_patport_bits_verdict) */
 };
 
 /* alltoallv's arrays of call q: which = 0 sendcounts, 1 sdispls,
@@ -83,8 +86,9 @@ void *cs_patport_recvp(const cs_patport_t *p, int i);
  * pattern. Failures go to p->chk[i]. */
 void cs_patport_check_one(cs_patport_t *p, int i, const qcall_t *q, int k);
 
-/* After allreduce call k: every group rank's result bit-identical to
- * group rank 0's, compared in full (an exchange within the group:
+/* After allreduce call k: every group rank's result the same values as
+ * group rank 0's (FAIL identity into p->chk), and the same bits (noted in
+ * p->bitcall), compared in full (an exchange within the group:
  * collective). */
 void cs_patport_check_identity(cs_patport_t *p, int k);
 

@@ -14,6 +14,7 @@
 #include "worker/patcase.h"
 #include "worker/worker.h"
 #include "check/check.h"
+#include "check/identity.h"
 #include "worker/precheck.h"
 #include "report/results_file.h"
 
@@ -137,25 +138,57 @@ static void call_all(const cs_worker_t *w, const struct cs_wvar *var,
 /* ---- checks across ranks -------------------------------------------------------- */
 
 /*
- * Cross-rank bitwise identity of what each of the case's first `made`
- * calls received, checked once after the last call: every rank fingerprints
- * the bytes it kept of each call (cs_exec_kept) under a key that its
- * group's rank 0 draws then, after every rank's calls returned (khash.c),
- * and the fingerprints are compared call by call within each group.
+ * Rank i's two fingerprints of what call k received, under key: fp[0] of
+ * its values (check/identity.h), fp[1] of its bytes. Out of memory for the
+ * canonical copy: FAIL "harness" on the rank, and its bytes stand for its
+ * values.
+ */
+static void fingerprint_call(cs_worker_t *w, int i, int k,
+			     const cs_khash_t *key, cs_khash_t *fp)
+{
+	const void *bytes, *vals;
+	void *copy;
+	size_t n;
+
+	if (!(bytes = cs_exec_kept(&w->e[i], k, &n)))
+		return;
+	cs_khash(key, bytes, n, &fp[1]);
+	if (!(vals = cs_identity_values(&w->e[i], k, bytes, n, &copy))) {
+		cs_local_set(&w->l[i], CS_V_FAIL, "harness", "out of memory "
+			     "for the identity check's copy of the received "
+			     "values", NULL);
+		vals = bytes;
+	}
+	if (vals == bytes)
+		fp[0] = fp[1];
+	else
+		cs_khash(key, vals, n, &fp[0]);
+	free(copy);
+}
+
+/*
+ * Cross-rank identity of what each of the case's first `made` calls
+ * received, checked once after the last call: every rank fingerprints
+ * the values and the bytes it kept of each call (cs_exec_kept) under a key
+ * that its group's rank 0 draws then, after every rank's calls returned
+ * (khash.c), and both fingerprints are compared call by call within each
+ * group: values (FAIL identity), then bytes (bitidentity: FAIL for a
+ * backend that promises bit identity, else WARN).
  */
 static void check_identity(cs_worker_t *w, cs_commvar_t v, int made)
 {
 	const struct cs_wvar *var = &w->var[v];
 	size_t K = (size_t)made, W = (size_t)w->g->world, L = (size_t)w->n;
-	size_t n, k, q, i;
+	size_t k, q, i;
 	cs_khash_t *key = w->fp, *mine, *all, *col;
-	const void *bytes;
+	int strict = (w->b->flags & CS_BACKEND_F_BIT_IDENTICAL) != 0;
 
-	/* (cs_worker_start sized w->fp for the case's most calls) */
+	/* (cs_worker_start sized w->fp for the case's most calls: two
+	 * fingerprints per rank and call) */
 	mine = key + L;
-	all = mine + L * K;
-	col = all + L * W * K;
-	memset(mine, 0, L * K * sizeof *mine);
+	all = mine + 2 * L * K;
+	col = all + 2 * L * W * K;
+	memset(mine, 0, 2 * L * K * sizeof *mine);
 	for (i = 0; i < L; i++) {
 		w->ptr[i] = &key[i];
 		if (var->rank[i] == 0 && cs_khash_key(&key[i]) != CS_OK)
@@ -164,16 +197,18 @@ static void check_identity(cs_worker_t *w, cs_commvar_t v, int made)
 	w->g->ops->bcast(w->g, v, w->ptr, sizeof *key, 0);
 	for (i = 0; i < L; i++)
 		for (k = 0; k < K; k++)
-			if ((bytes = cs_exec_kept(&w->e[i], (int)k, &n)) != NULL)
-				cs_khash(&key[i], bytes, n, &mine[i * K + k]);
-	w->g->ops->allgather(w->g, v, mine, K * sizeof *mine, all);
+			fingerprint_call(w, (int)i, (int)k, &key[i],
+					 &mine[2 * (i * K + k)]);
+	w->g->ops->allgather(w->g, v, mine, 2 * K * sizeof *mine, all);
 	for (i = 0; i < L; i++) {
-		const cs_khash_t *from = all + i * W * K;
+		const cs_khash_t *from = all + 2 * i * W * K;
 		for (k = 0; k < K && key[i].h[0]; k++) {
-			for (q = 0; q < (size_t)var->size[i]; q++)
-				col[q] = from[q * K + k];
-			cs_identity_verdict(col, var->size[i], (int)k,
-					    w->e[i].ncalls, &w->l[i]);
+			for (q = 0; q < (size_t)var->size[i]; q++) {
+				col[q] = from[2 * (q * K + k)];
+				col[W + q] = from[2 * (q * K + k) + 1];
+			}
+			cs_identity_verdict(col, col + W, var->size[i], (int)k,
+					    w->e[i].ncalls, strict, &w->l[i]);
 		}
 		if (!key[i].h[0])
 			cs_local_set(&w->l[i], CS_V_FAIL, "harness", "the "

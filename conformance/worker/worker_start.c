@@ -337,7 +337,9 @@ static int alloc_scratch(cs_worker_t *w)
 	w->same = calloc(2 * L, sizeof *w->same);
 	w->failed = w->same ? w->same + L : NULL;
 	w->ptr = calloc(L, sizeof *w->ptr);
-	w->fp = calloc(L + L * K + L * W * K + W, sizeof *w->fp);
+	/* key, then two fingerprints (values, bytes) per rank and call:
+	 * this process's, the group's, and one call's column of each */
+	w->fp = calloc(L + 2 * L * K + 2 * L * W * K + 2 * W, sizeof *w->fp);
 	if (cs_rgroup_leads(w->g)) {
 		w->all = L == W ? w->l : calloc(W, sizeof *w->all);
 		w->res = malloc(sizeof *w->res);

@@ -172,6 +172,7 @@ static void test_families(void **state)
 		{"guard", CS_CHECKF_MEMORY}, {"sendbuf", CS_CHECKF_MEMORY},
 		{"untouched", CS_CHECKF_MEMORY},
 		{"identity", CS_CHECKF_IDENTITY},
+		{"bitidentity", CS_CHECKF_IDENTITY},
 		{"crash", CS_CHECKF_CRASH}, {"hang", CS_CHECKF_CRASH},
 		{"error", CS_CHECKF_ERROR},
 	};

@@ -113,7 +113,8 @@ static void test_parse_fields(void **state)
 	assert_int_equal(b->f.inplace, -1);
 	assert_int_equal(b->f.has_seed, 1);
 	assert_int_equal(b->f.seed, 16);
-	assert_int_equal(b->checks, (1u << 4) | (1u << 6)); /* value nanrule */
+	/* value nanrule (bitidentity between them is 6) */
+	assert_int_equal(b->checks, (1u << 4) | (1u << 7));
 	assert_string_equal(b->reason, "it's NaN");
 	cs_expect_free(x);
 }
@@ -364,6 +365,9 @@ static void test_apply_xfail(void **state)
 	cs_expect_free(x);
 }
 
+/* An entry describes a defect: a selected case that passes stays a pass;
+ * the entry is XPASS when it selected cases and none failed by its check,
+ * neither when it selected none. */
 static void test_apply_xpass(void **state)
 {
 	cs_expect_t *x = parse_ok(apply_file);
@@ -371,21 +375,59 @@ static void test_apply_xpass(void **state)
 			       CS_V_PASS, "");
 	cs_result_t info = result(CS_COLL_REDUCE, CS_DTYPE_INT8, CS_OP_SUM,
 				  CS_V_INFO, "profile");
+	cs_result_t fail = result(CS_COLL_REDUCE, CS_DTYPE_INT8, CS_OP_SUM,
+				  CS_V_FAIL, "value");
+	char why[1024];
 
 	(void)state;
-	assert_ptr_equal(cs_expect_apply(x, &r), &x->e[1]);
-	assert_int_equal(r.verdict, CS_V_XPASS);
-	assert_string_equal(r.check, "expect");
-	assert_non_null(strstr(r.reason, "entry maxf, line 3, check nanrule"));
-	assert_non_null(strstr(r.detail, "maxf (t.txt:3)"));
-	assert_string_equal(r.repro, "collspec run --ranks 4 --expect t.txt");
+	assert_null(cs_expect_apply(x, &r));
+	assert_int_equal(r.verdict, CS_V_PASS);
+	assert_string_equal(r.repro, "collspec run --ranks 4");
+	assert_null(cs_expect_apply(x, &info));
+	assert_int_equal(info.verdict, CS_V_INFO);
+	assert_int_equal(x->e[0].matched, 1);
+	assert_int_equal(x->e[1].matched, 1);
+	assert_int_equal(x->e[0].shown + x->e[1].shown, 0);
+	/* a pass beside a failure: the defect shows, no XPASS */
+	assert_ptr_equal(cs_expect_apply(x, &fail), &x->e[0]);
+	assert_int_equal(x->e[0].shown, 1);
+	assert_int_equal(cs_expect_finish(x), 1);
+	assert_int_equal(x->e[0].xpass, 0);
 	assert_int_equal(x->e[1].xpass, 1);
-	/* INFO is a pass: XPASS too, the case's own verdict kept in detail */
-	snprintf(info.reason, sizeof info.reason, "nan=ignore seen");
-	assert_ptr_equal(cs_expect_apply(x, &info), &x->e[0]);
-	assert_int_equal(info.verdict, CS_V_XPASS);
-	assert_non_null(strstr(info.detail, "\nthe case's own verdict: INFO "
-			       "profile: nan=ignore seen"));
+	cs_expect_xpass_reason(x, &x->e[1], why, sizeof why);
+	assert_string_equal(why, "entry maxf (t.txt:3, check nanrule) "
+			    "selected 1 cases of this run and none failed by "
+			    "its check: the defect no longer shows, or the "
+			    "entry selects the wrong cases; finding "
+			    "docs/findings/nan.md");
+	cs_expect_free(x);
+	/* an entry that selected no case is neither */
+	x = parse_ok(apply_file);
+	assert_int_equal(cs_expect_finish(x), 0);
+	cs_expect_free(x);
+}
+
+/* A case two entries select counts for both: the second entry's defect
+ * shows in a case the first turned into XFAIL. */
+static void test_apply_overlap(void **state)
+{
+	cs_expect_t *x = parse_ok("a --dtype int8 --check value --finding a.md "
+				  "--reason 'one'\n"
+				  "b --op sum --check value,guard --finding b.md "
+				  "--reason 'two'\n");
+	cs_result_t r = result(CS_COLL_ALLREDUCE, CS_DTYPE_INT8, CS_OP_SUM,
+			       CS_V_FAIL, "value");
+	cs_result_t g = result(CS_COLL_ALLREDUCE, CS_DTYPE_INT8, CS_OP_SUM,
+			       CS_V_FAIL, "guard");
+
+	(void)state;
+	assert_ptr_equal(cs_expect_apply(x, &r), &x->e[0]);
+	assert_int_equal(x->e[1].shown, 1);
+	assert_int_equal(x->e[1].xfail, 0);
+	/* the first selecting entry that lists the check decides */
+	assert_ptr_equal(cs_expect_apply(x, &g), &x->e[1]);
+	assert_int_equal(g.verdict, CS_V_XFAIL);
+	assert_int_equal(cs_expect_finish(x), 0);
 	cs_expect_free(x);
 }
 
@@ -553,19 +595,25 @@ static void test_report_verdicts(void **state)
 	assert_non_null(strstr(xml, "<skipped type=\"xfail\" message=\"known "
 			       "failure (value): wrong\">known failure avx"));
 	free(xml);
-	/* and a listed case that passed: exit 1, XPASS a failure */
+	/* and an entry whose selected case passed: exit 1, the entry XPASS */
 	assert_int_equal(report(rs, 3, out, sizeof out), 1);
-	assert_non_null(strstr(out, "XPASS   expect"));
-	assert_non_null(strstr(out, "1 passed, 1 failed (1 xpass)"));
-	assert_non_null(strstr(out, "failed cases (1):\n  #0 expect: listed as "
-			       "a known failure (entry maxf"));
-	/* by finding: entries, xfail, xpass, entries that matched nothing */
-	snprintf(line, sizeof line, "\n  %-44s %7d %6d %6d %9d\n", "nan.md", 1,
-		 0, 1, 0);
+	assert_null(strstr(out, "XPASS   expect"));  /* the case: a pass */
+	assert_non_null(strstr(out, "2 passed, 1 failed (1 xpass)"));
+	assert_non_null(strstr(out, "failed cases and XPASS entries (1):\n"
+			       "  expect: entry maxf (test_expect_"));
+	/* by finding: entries, cases, xfail, xpass, entries that matched
+	 * nothing */
+	snprintf(line, sizeof line, "\n  %-44s %7d %6d %6d %6d %9d\n",
+		 "nan.md", 1, 1, 0, 1, 0);
 	assert_non_null(strstr(out, line));
+	json = slurp(json_path);
+	assert_non_null(strstr(json, "{\"verdict\":\"XPASS\",\"check\":"
+			       "\"expect\",\"expect_entry\":\"maxf\""));
+	free(json);
 	xml = slurp(junit_path);
 	assert_non_null(strstr(xml, "failures=\"1\" errors=\"0\" skipped=\"1\""));
-	assert_non_null(strstr(xml, "<failure type=\"xpass\""));
+	assert_non_null(strstr(xml, "name=\"expect maxf\">\n    <failure "
+			       "type=\"xpass\""));
 	free(xml);
 	remove(json_path);
 	remove(junit_path);
@@ -713,6 +761,7 @@ int main(void)
 		cmocka_unit_test(test_matching),
 		cmocka_unit_test(test_apply_xfail),
 		cmocka_unit_test(test_apply_xpass),
+		cmocka_unit_test(test_apply_overlap),
 		cmocka_unit_test(test_apply_unchanged),
 		cmocka_unit_test(test_apply_limits),
 		cmocka_unit_test(test_report_verdicts),

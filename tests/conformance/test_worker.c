@@ -35,7 +35,8 @@ static struct {
 	int votes[8], nvotes;   /* the other rank's next votes in max() */
 	int nmax;               /* max() calls */
 	cs_local_t other;       /* the other rank's verdict in the merge */
-	int corrupt_fp;         /* the other rank's fingerprints differ */
+	int corrupt_fp;         /* the other rank's fingerprint of its values
+				   (1) or of its bytes (2) differs */
 	int root_bytes;         /* bcasts of COUNT * 4 bytes from the other */
 } mock;
 
@@ -89,8 +90,10 @@ static void m_allgather(cs_rgroup_t *g, cs_commvar_t v, const void *mine,
 	(void)g, (void)v;
 	memcpy((char *)out + (size_t)mock.me * n, mine, n);
 	memcpy(theirs, mine, n);
+	/* the last call's fingerprints: of its values (1), of its bytes (2) */
 	if (mock.corrupt_fp)
-		theirs[n - 1] ^= 1;
+		theirs[n - 1 - (mock.corrupt_fp == 1 ? sizeof(cs_khash_t) : 0)]
+			^= 1;
 }
 
 static void m_bcast(cs_rgroup_t *g, cs_commvar_t v, void *const *buf,
@@ -362,8 +365,10 @@ static void t_other_rank_fails(void **state)
 	stop(f);
 }
 
-/* This rank (1, the root) received other bits than comm rank 0: FAIL
- * "identity" on this rank; the same fingerprints pass. */
+/* This rank (1, the root) received other values than comm rank 0: FAIL
+ * "identity" on this rank; the same values in other bits: WARN
+ * "bitidentity" (the fake backend promises no bit identity); the same
+ * fingerprints pass. */
 static void t_identity(void **state)
 {
 	struct fixture *f = start(1);
@@ -379,6 +384,13 @@ static void t_identity(void **state)
 	cs_worker_case(&f->w, &hc, &f->res);
 	assert_int_equal(f->w.l[0].verdict, CS_V_FAIL);
 	assert_string_equal(f->w.l[0].check, "identity");
+	stop(f);
+
+	f = start(1);
+	mock.corrupt_fp = 2;
+	cs_worker_case(&f->w, &hc, &f->res);
+	assert_int_equal(f->w.l[0].verdict, CS_V_WARN);
+	assert_string_equal(f->w.l[0].check, "bitidentity");
 	stop(f);
 }
 

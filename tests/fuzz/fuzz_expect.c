@@ -8,7 +8,9 @@
  * CS_EXPECT_ENTRIES_MAX entries, each with a name, a check, a reason and a
  * finding within their bounds, on a line of the input. Applying the
  * entries never overruns a result's strings; only a FAIL becomes XFAIL,
- * only a pass (PASS, INFO, WARN) XPASS, and a SKIP stays a SKIP.
+ * a pass (PASS, INFO, WARN) and a SKIP stay as they were; after the
+ * results, an entry is XPASS exactly when it selected some and none of
+ * them failed by its check.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -78,9 +80,26 @@ static void one_result(cs_expect_t *x, cs_verdict_t v, const uint8_t *data,
 	else if (v == CS_V_SKIP)
 		CS_FUZZ_CHECK(!e && r.verdict == CS_V_SKIP, "SKIP changed");
 	else
-		CS_FUZZ_CHECK(r.verdict == (e ? CS_V_XPASS : v),
-			      "%s became %s", cs_verdict_name(v),
-			      cs_verdict_name(r.verdict));
+		CS_FUZZ_CHECK(!e && r.verdict == v, "%s became %s",
+			      cs_verdict_name(v), cs_verdict_name(r.verdict));
+}
+
+/* After the results: XPASS entries are those that matched and were not
+ * shown, and cs_expect_finish counts them. */
+static void check_finish(cs_expect_t *x)
+{
+	size_t i, n = cs_expect_finish(x), k = 0;
+
+	for (i = 0; i < x->n; i++) {
+		const cs_expect_entry_t *e = &x->e[i];
+		CS_FUZZ_CHECK(e->shown <= e->matched && e->xfail <= e->matched,
+			      "entry %zu: shown %zu, xfail %zu of %zu", i,
+			      e->shown, e->xfail, e->matched);
+		CS_FUZZ_CHECK(e->xpass == (e->matched && !e->shown),
+			      "entry %zu: xpass %d", i, e->xpass);
+		k += (size_t)e->xpass;
+	}
+	CS_FUZZ_CHECK(k == n, "%zu XPASS entries, finish said %zu", k, n);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -102,6 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_entries(x, lines_of(data, size));
 	for (i = 0; i < sizeof v / sizeof v[0]; i++)
 		one_result(x, v[i], data, size);
+	check_finish(x);
 	cs_expect_free(x);
 	return 0;
 }

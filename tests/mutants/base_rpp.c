@@ -538,6 +538,8 @@ static const cs_backend_t rpp_backend = {
 	.name = "mutant-rpp",
 	.description = "all ten collectives over the bootstrap, one rank per "
 		       "process (a mutant when built with CS_MUTANT)",
+	/* AR_RD_PROMISE: recursive doubling's bits, yet the promise */
+	.flags = MUTANT(AR_RD_PROMISE) ? CS_BACKEND_F_BIT_IDENTICAL : 0,
 	.mem_kind = CS_MEM_HOST,
 	.proc_model = CS_PROC_RANK_PER_PROCESS,
 	.init = rpp_init,

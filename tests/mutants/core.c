@@ -198,9 +198,97 @@ static int fold(const struct mu_call *c, int r, size_t off, size_t n,
 	return 0;
 }
 
+/* Recursive doubling as MPICH makes it */
+#define RD_SWAP (MUTANT(AR_RD_SWAP) || MUTANT(AR_RD_PROMISE))
+
+/* acc = acc op in where the first operand wins what IEEE 754 leaves open:
+ * two NaNs give acc's NaN (its payload and sign), a max/min tie of +0 and
+ * -0 gives acc's zero (RD_SWAP); the rest as cs_step. */
+static void first_wins(const struct mu_call *c, void *acc, const void *in,
+		       size_t n)
+{
+	cs_fmt_t f = cs_fmt_of(c->d);
+	uint64_t a, b, sign = cs_fmt_sign(f);
+	int maxmin = c->op == CS_OP_MAX || c->op == CS_OP_MIN;
+
+	for (size_t i = 0; i < n; i++) {
+		a = cs_load(c->d, acc, i);
+		b = cs_load(c->d, in, i);
+		if (cs_fmt_isnan(f, a) && cs_fmt_isnan(f, b))
+			continue;
+		if (maxmin && ((a | b) & ~sign) == 0)
+			continue;
+		cs_store(c->d, acc, i, cs_step(c->d, cs_step_op(c->op), a, b));
+	}
+}
+
+/*
+ * RD_SWAP: out[0..n) = elements [off, off+n) over the ranks lo..lo+size-1
+ * as rank r of that block computes them in recursive doubling (size a
+ * power of two): its half's partial, then its partner's (as the partner
+ * computed it) combined with its own first. Partners so compute a op b
+ * and b op a in the same association: values alike, bits apart where
+ * first_wins decides. 0, or 1 when out of memory.
+ */
+static int rd_fold(const struct mu_call *c, int r, int lo, int size,
+		   size_t off, size_t n, void *out)
+{
+	int half = size / 2, low = r < lo + half, bad;
+	unsigned char *tmp;
+
+	if (size == 1) {
+		mu_contribution(c, lo, off, n, out);
+		return 0;
+	}
+	if (!(tmp = malloc(n * cs_dtype_size(c->d) + 1)))
+		return 1;
+	bad = rd_fold(c, r, low ? lo : lo + half, half, off, n, out) ||
+	      rd_fold(c, low ? r + half : r - half, low ? lo + half : lo, half,
+		      off, n, tmp);
+	if (!bad)
+		first_wins(c, out, tmp, n);
+	free(tmp);
+	return bad;
+}
+
+/* AR_ZERO_FLIP: allreduce max/min of floats: rank r writes -0 for every
+ * +0 result outside the share of the elements it verifies itself
+ * (conformance/check/check.c, check_slice), where no rank's value check
+ * looks at its bits. */
+static void zero_flip(const struct mu_call *c, int r, void *out)
+{
+	size_t P = (size_t)c->nranks, n = c->count, q = (size_t)r, lo, end;
+	uint64_t sign = cs_fmt_sign(cs_fmt_of(c->d));
+
+	if (!(c->op == CS_OP_MAX || c->op == CS_OP_MIN) || !cs_is_float(c->d))
+		return;
+	lo = n / P * q + (q < n % P ? q : n % P);
+	end = lo + n / P + (q < n % P);
+	for (size_t i = 0; i < n; i++)
+		if ((i < lo || i >= end) && cs_load(c->d, out, i) == 0)
+			cs_store(c->d, out, i, sign);
+}
+
 static int allreduce(const struct mu_call *c, int r, void *out)
 {
 	size_t n = c->count, es = cs_dtype_size(c->d);
+	int P = c->nranks;
+
+	/* AR_RD_SWAP, AR_RD_PROMISE: floats at a power-of-two P reduce by
+	 * recursive doubling (rd_fold), with avg's and premulsum's steps
+	 * around it as fold's */
+	if (RD_SWAP && cs_is_float(c->d) && P > 1 && (P & (P - 1)) == 0) {
+		if (rd_fold(c, r, 0, P, 0, n, out))
+			return 1;
+		mu_finish(c, out, n);
+		return 0;
+	}
+	if (MUTANT(AR_ZERO_FLIP)) {
+		if (fold(c, r, 0, n, out))
+			return 1;
+		zero_flip(c, r, out);
+		return 0;
+	}
 
 	/* AR_TAIL: the loop stops one element short; the last element keeps
 	 * the rank's own input */

@@ -25,7 +25,8 @@
 	X(RS_BF16INT8) X(AR_TRUNCATE) X(AR_RANKROUND) X(AR_NONDET)           \
 	X(AR_2ND_STALE) X(A2A_2ND_ZEROS) X(RS_2ND_CLOBBER)                   \
 	X(BC_2ND_OVERRUN) X(SR_SUBCOMM) X(GA_HANG) X(SC_CRASH) X(AR_FORGE)   \
-	X(PAT_SPLIT_WORLD) X(PAT_BLOCK_REV)                                  \
+	X(PAT_SPLIT_WORLD) X(PAT_BLOCK_REV) X(AR_RD_SWAP) X(AR_RD_PROMISE)   \
+	X(AR_ZERO_FLIP)                                                      \
 	/* all ranks in one process (base_ip.c) */                           \
 	X(IP_SPLIT_ORDER) X(IP_BC_CHUNK) X(IP_GA_TAIL) X(IP_A2AV_PACKED)     \
 	X(IP_RD_ROOT) X(IP_A2A_ALIAS) X(IP_RS_UNDERRUN) X(IP_AG_CLOBBER)     \

@@ -174,6 +174,9 @@ static const cs_backend_t gb_backend = {
 	.name = "gpu",
 	.description = "this project's CUDA ring, tree and all-to-all kernels "
 		       "(libcsgpu; algo=...; virtual ranks share GPUs)",
+	/* ring and tree reduce each element once and copy it to every rank
+	 * (csgpu/sched.h) */
+	.flags = CS_BACKEND_F_BIT_IDENTICAL,
 	.mem_kind = CS_MEM_CUDA,
 	.proc_model = CS_PROC_ALL_IN_PROCESS,
 	.init_all = gb_init_all,

@@ -190,6 +190,8 @@ static const cs_backend_t gs_backend = {
 	.name = "gpu-sim",
 	.description = "libcsgpu's ring, tree and all-to-all schedules run on "
 		       "the CPU step by step (algo=...; no GPU needed)",
+	/* as gpu's: one result per element, copied to every rank */
+	.flags = CS_BACKEND_F_BIT_IDENTICAL,
 	.mem_kind = CS_MEM_HOST,
 	.proc_model = CS_PROC_ALL_IN_PROCESS,
 	.init_all = gs_init_all,

@@ -22,7 +22,7 @@
 #define NB_SHARED_MEMBERS                                                      \
 	.abi_version = CS_BACKEND_ABI_VERSION,                                 \
 	.struct_size = sizeof(cs_backend_t),                                   \
-	.flags = CS_BACKEND_F_OWN_DEVICES,                                     \
+	.flags = CS_BACKEND_F_OWN_DEVICES | CS_BACKEND_F_BIT_IDENTICAL,        \
 	.mem_kind = CS_MEM_CUDA,                                               \
 	.comm_split = cs_nccl_comm_split,                                      \
 	.comm_free = cs_nccl_comm_free,                                        \

@@ -98,6 +98,17 @@ extern "C" {
  *       paragraph says).
  */
 #define CS_BACKEND_F_OWN_DEVICES 0x1u
+/*
+ *   CS_BACKEND_F_BIT_IDENTICAL  every rank that receives the same result
+ *       (allreduce, allgather, broadcast) receives the same bits, NaN
+ *       payloads and zero signs included, as when one rank's result is
+ *       copied to every rank (NCCL's ring and tree). Without it the
+ *       harness requires identity of values only (NaN equals NaN, +0
+ *       equals -0 where the op allows either: spec/numerics.md section
+ *       5.1) and reports differing bits as WARN bitidentity; with it
+ *       differing bits are FAIL bitidentity.
+ */
+#define CS_BACKEND_F_BIT_IDENTICAL 0x2u
 
 /* Name of the function a plugin exports. */
 #define CS_BACKEND_SYMBOL "collspec_backend"
