@@ -22,7 +22,8 @@
  *
  * Elements that are not a plain finite rounding case are ignored: exact
  * goldens (bit-checked already), NaN, overflow, saturation, max/min,
- * integers, data movement, S = 0, a non-finite result. Exact-mode inputs
+ * integers, data movement, |S| below the least normal magnitude 2^emin
+ * (S = 0 included), a non-finite result. Exact-mode inputs
  * give no evidence. The models are about random-mode inputs: accumulate
  * random-mode calls only.
  *
