@@ -462,7 +462,7 @@ static uint64_t divide_round(const struct gen *g, double y, double alpha,
 static double random_target(const struct gen *g, int pat, uint64_t h,
 			    int rank, uint64_t v)
 {
-	uint64_t h2 = mix(h ^ SALT_A);
+	uint64_t h2;
 	double y, b;
 	int e;
 
@@ -473,6 +473,7 @@ static double random_target(const struct gen *g, int pat, uint64_t h,
 		return y * pow2(irange(h, 16, 16, g->emin, g->etop));
 	}
 	if (pat < 10) { /* (b) heavy cancellation */
+		h2 = mix(h ^ SALT_A);
 		e = irange(h, 16, 16, g->emin, g->etop - 1);
 		b = (1.0 + unit(h2)) * pow2(e) * ((h2 >> 8 & 1) ? -1.0 : 1.0);
 		y = b * pow2(-irange(h2, 0, 8, 1, g->p + 3)) *
