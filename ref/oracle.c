@@ -215,6 +215,15 @@ out_free_layout:
  */
 #define OBLOCK ((size_t)512)
 
+/* Elements per block at P ranks: OBLOCK, fewer at large P so that a
+ * block's inputs stay within 2 MiB. */
+static size_t oblock(int P)
+{
+	size_t b = ((size_t)1 << 18) / (size_t)(P > 0 ? P : 1);
+
+	return b < 1 ? 1 : b > OBLOCK ? OBLOCK : b;
+}
+
 /* One thread's working memory. */
 struct ows {
 	uint64_t *xs;     /* OBLOCK columns of P inputs, or OBLOCK moved bits */
@@ -224,9 +233,11 @@ struct ows {
 
 static int ows_alloc(struct ows *w, size_t P)
 {
-	w->xs = malloc(sizeof(uint64_t) * OBLOCK * (P > 1 ? P : 1));
+	size_t b = oblock((int)P);
+
+	w->xs = malloc(sizeof(uint64_t) * b * (P > 1 ? P : 1));
 	w->alpha = malloc(sizeof(uint64_t) * P);
-	w->g = malloc(sizeof(cs_golden_t) * OBLOCK);
+	w->g = malloc(sizeof(cs_golden_t) * b);
 	return w->xs && w->alpha && w->g;
 }
 
@@ -269,7 +280,7 @@ static void moved_bits(const struct octx *o, size_t lo, size_t n,
 	}
 }
 
-/* Goldens of elements [lo, lo+n), n <= OBLOCK, into w->g. */
+/* Goldens of elements [lo, lo+n), n <= oblock(P), into w->g. */
 static void block_expect(const struct octx *o, size_t lo, size_t n,
 			 struct ows *w)
 {
@@ -295,16 +306,17 @@ static void block_expect(const struct octx *o, size_t lo, size_t n,
 	}
 }
 
-/* Run body(o, lo, n, w, arg) over [lo, lo+n) in OBLOCK pieces, split
- * across OpenMP threads in contiguous shares (each thread's pieces in
- * index order). */
+/* Run body(o, lo, n, w, arg) over [lo, lo+n) in pieces of oblock(P),
+ * split across OpenMP threads in contiguous shares (each thread's pieces
+ * in index order). */
 typedef void (*block_fn)(const struct octx *o, size_t lo, size_t n,
 			 struct ows *w, void *arg, int tid);
 
 static cs_status_t for_blocks(const struct octx *o, size_t lo, size_t n,
 			      block_fn body, void *arg)
 {
-	long long nb = (long long)((n + OBLOCK - 1) / OBLOCK), b;
+	size_t bl = oblock(o->c->nranks);
+	long long nb = (long long)((n + bl - 1) / bl), b;
 	int failed = 0;
 
 #pragma omp parallel if (nb > 8) reduction(| : failed)
@@ -316,8 +328,8 @@ static cs_status_t for_blocks(const struct octx *o, size_t lo, size_t n,
 			failed = 1;
 #pragma omp for schedule(static)
 		for (b = 0; b < nb; b++) {
-			size_t at = lo + (size_t)b * OBLOCK;
-			size_t m = lo + n - at < OBLOCK ? lo + n - at : OBLOCK;
+			size_t at = lo + (size_t)b * bl;
+			size_t m = lo + n - at < bl ? lo + n - at : bl;
 			if (ok)
 				body(o, at, m, &w, arg, omp_get_thread_num());
 		}

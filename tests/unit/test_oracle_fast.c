@@ -246,21 +246,23 @@ static void test_every_case(void **state)
 	assert_true(ran > 50000);
 }
 
-/* Ranges of thousands of elements: many blocks, split across threads. */
+/* Ranges of thousands of elements: many blocks, split across threads;
+ * P = 1000 takes blocks shorter than 512 elements. */
 static void test_long_ranges(void **state)
 {
-	static const int ps[] = {1, 3, 8, 17, 64};
+	static const int ps[] = {1, 3, 8, 17, 64, 1000};
 	int coll, d, m, i;
 
 	(void)state;
 	for (coll = 0; coll < CS_NUM_COLLS; coll++)
 		for (d = 0; d < CS_NUM_DTYPES; d++)
 			for (m = 0; m < CS_NUM_MODES; m++)
-				for (i = 0; i < 5; i++)
+				for (i = 0; i < 6; i++)
 					diff_case((cs_coll_t)coll, (cs_dtype_t)d,
 						  cs_coll_reduces((cs_coll_t)coll)
 						  ? (cs_op_t)below(CS_NUM_OPS) : CS_OP_NONE,
 						  (cs_mode_t)m, ps[i],
+						  ps[i] >= 1000 ? 40 :
 						  ps[i] > 8 ? 600 : 9000);
 }
 
