@@ -224,6 +224,28 @@ static void test_underflow_zero_conforms(void **state)
 	}
 }
 
+/* float8_e4m3 sum truncated at every hop: FAIL at every P of the list
+ * (the bias check over every element, spec 8.4); float8_e5m2 is not
+ * judged by bias. */
+static void test_fp8_trunc_hops(void **state)
+{
+	const emul_impl_t bad = {EMUL_RING, 0, EMUL_AVG_PREMUL,
+				 EMUL_TRUNC_HOPS};
+	char check[16], reason[512];
+	size_t pi;
+
+	(void)state;
+	for (pi = 0; pi < N_OF(ranks); pi++) {
+		int lv = judge_impl(CS_DTYPE_FLOAT8_E4M3, CS_OP_SUM, ranks[pi], 1,
+				    COUNT, &bad, check, reason);
+		if (lv != CS_STATS_FAIL || strcmp(check, "bias"))
+			print_message("float8_e4m3 sum P=%d: %s: %s\n", ranks[pi],
+				      check, reason);
+		assert_int_equal(lv, CS_STATS_FAIL);
+		assert_string_equal(check, "bias");
+	}
+}
+
 /* The verdict on implementation im over n elements whose P inputs are
  * uniform in (-1, 1), rounded to d: not the generator's inputs, which the
  * library's API must judge soundly too. */
@@ -655,6 +677,7 @@ int main(void)
 		cmocka_unit_test(test_no_false_positive),
 		cmocka_unit_test(test_underflow_zero_conforms),
 		cmocka_unit_test(test_prod_underflow_conforms),
+		cmocka_unit_test(test_fp8_trunc_hops),
 		cmocka_unit_test(test_trunc_hops_fail),
 		cmocka_unit_test(test_avg_trunc_div),
 		cmocka_unit_test(test_fp8_zero_negate),
