@@ -13,7 +13,8 @@
  *   bias       direction tests: among elements whose result is off the
  *              reference point, the fraction on its zero side, beyond it,
  *              above it and below it, over every element and over the
- *              well-conditioned ones (float16, bfloat16, float32, float64);
+ *              well-conditioned ones (float16, bfloat16, float32, float64;
+ *              float8_e4m3 sum at P <= 64 over every element only);
  *   precision  the mean squared error in units of the probabilistic error
  *              scale sqrt(k) u A of Higham and Mary (k roundings).
  *
