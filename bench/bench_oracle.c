@@ -3,11 +3,22 @@
  *
  *   bench_oracle [count] [ranks]      (defaults: 4194304 elements, P=8)
  *
- * Prints, for allreduce/sum/float32 random mode at P ranks:
- *   - oracle: expected elements per second, on 1 thread and on all threads;
- *   - check: oracle + comparison of a received buffer (bytes verified per
- *     second), next to a plain memcmp of the same bytes.
- * Figures only; nothing is asserted.
+ * Prints, side by side in one run, for allreduce/sum/float32 random mode
+ * at P ranks:
+ *   - oracle: expected elements per second, general path
+ *     (cs_oracle_expect_general) and block path (cs_oracle_expect), one
+ *     thread;
+ *   - check: bytes verified per second by the checker's call
+ *     (cs_oracle_check: oracle, comparison and statistics), on 1, 2, ...
+ *     threads up to OMP_NUM_THREADS, and by the general path's oracle
+ *     followed by cs_compare_range and cs_stats_add in 64 Ki-element
+ *     blocks (what the checker did before cs_oracle_check), one thread;
+ *   - data movement: allgather float32 random, every rank's input, bytes
+ *     verified per second on one thread, by the general path's oracle and
+ *     cs_compare_range and by cs_oracle_check;
+ *   - memcmp of the same bytes.
+ * Figures only; nothing is asserted. Best of three runs each; one-thread
+ * figures per second of CPU time, the thread scaling per wall second.
  */
 #include <omp.h>
 #include <stdio.h>
@@ -17,73 +28,197 @@
 #include "csref/oracle.h"
 #include "csref/compare.h"
 #include "csref/gen.h"
+#include "csref/stats.h"
+
+#define OLD_BLOCK ((size_t)1 << 16)
+
+/* Seconds of the process's CPU time (all threads), or of the wall clock:
+ * one-thread figures are per CPU second, so that other people's load on a
+ * shared machine does not enter them; the thread-scaling figures are per
+ * wall second. */
+static int wall_clock;
 
 static double now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(wall_clock ? CLOCK_MONOTONIC : CLOCK_PROCESS_CPUTIME_ID,
+		      &ts);
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Best of three runs of the oracle over the whole buffer. */
-static double time_oracle(const cs_case_t *c, cs_golden_t *g, size_t n)
+static void die(const char *what)
 {
-	double best = 1e30;
+	fprintf(stderr, "bench_oracle: %s: %s\n", what, cs_last_error());
+	exit(2);
+}
+
+/* Best of three runs of an oracle path over the whole buffer. */
+static double time_oracle(const cs_case_t *c, cs_golden_t *g, size_t n,
+			  int general)
+{
+	double best = 1e30, t0;
 	int rep;
 
 	for (rep = 0; rep < 3; rep++) {
-		double t0 = now();
-		if (cs_oracle_expect(c, 0, 0, n, NULL, g) != CS_OK) {
-			fprintf(stderr, "bench_oracle: %s\n", cs_last_error());
-			exit(2);
-		}
+		t0 = now();
+		if ((general ? cs_oracle_expect_general(c, 0, 0, n, NULL, g)
+			     : cs_oracle_expect(c, 0, 0, n, NULL, g)) != CS_OK)
+			die("oracle");
 		if (now() - t0 < best)
 			best = now() - t0;
 	}
 	return best;
 }
 
+/* Best of three checks of got[0..n) by cs_oracle_check (stats on). */
+static double time_check(const cs_case_t *c, const void *got, size_t n)
+{
+	double best = 1e30, t0;
+	cs_cmp_summary_t s;
+	cs_stats_t st;
+	int rep;
+
+	for (rep = 0; rep < 3; rep++) {
+		cs_cmp_summary_init(&s);
+		cs_stats_init(&st);
+		t0 = now();
+		if (cs_oracle_check(c, 0, 0, n, NULL, got, 0, &s, &st) != CS_OK)
+			die("check");
+		if (now() - t0 < best)
+			best = now() - t0;
+		if (s.n_wrong)
+			fprintf(stderr, "bench_oracle: unexpected mismatch\n");
+	}
+	return best;
+}
+
+/* The checker's loop before cs_oracle_check, on the general path. */
+static double time_old_check(const cs_case_t *c, cs_golden_t *g,
+			     const float *got, size_t n)
+{
+	cs_cmp_summary_t s;
+	cs_stats_t st;
+	double t0 = now();
+	size_t lo, m;
+
+	cs_cmp_summary_init(&s);
+	cs_stats_init(&st);
+	for (lo = 0; lo < n; lo += m) {
+		m = n - lo < OLD_BLOCK ? n - lo : OLD_BLOCK;
+		if (cs_oracle_expect_general(c, 0, lo, m, NULL, g) != CS_OK)
+			die("oracle");
+		cs_compare_range(c->dtype, g, got + lo, m, lo, &s);
+		cs_stats_add(&st, c->dtype, c->op, c->nranks, g, got + lo, m);
+	}
+	return now() - t0;
+}
+
+/* Goldens of both paths, field by field (bits of the doubles). */
+static size_t count_differences(const cs_golden_t *a, const cs_golden_t *b,
+				size_t n)
+{
+	size_t k, bad = 0;
+
+	for (k = 0; k < n; k++)
+		bad += a[k].bits != b[k].bits || a[k].bits_alt != b[k].bits_alt ||
+		       memcmp(&a[k].s_hi, &b[k].s_hi, 5 * sizeof(double)) ||
+		       a[k].flags != b[k].flags;
+	return bad;
+}
+
+/* Bytes per second verified of an allgather's received buffer: by
+ * cs_oracle_check (general = 0) or by the general path's oracle and
+ * cs_compare_range in 64 Ki-element blocks (general = 1). */
+static double moved_check(int P, size_t n, int general)
+{
+	cs_case_t c = {CS_COLL_ALLGATHER, CS_DTYPE_FLOAT32, CS_OP_NONE,
+		       CS_MODE_RANDOM, P, 0, n / (size_t)P, 1, NULL, 0};
+	size_t m = cs_case_recv_count(&c, 0), q;
+	float *got = malloc(m * sizeof *got);
+	double t;
+
+	if (!got || cs_case_validate(&c) != CS_OK)
+		die("allgather case");
+	for (q = 0; q < (size_t)P; q++)
+		cs_gen_fill(&c, (int)q, got + q * c.count, 0, c.count);
+	if (general) {
+		cs_golden_t *g = malloc(OLD_BLOCK * sizeof *g);
+		cs_cmp_summary_t s;
+		size_t lo, k;
+		if (!g)
+			die("memory");
+		cs_cmp_summary_init(&s);
+		t = now();
+		for (lo = 0; lo < m; lo += k) {
+			k = m - lo < OLD_BLOCK ? m - lo : OLD_BLOCK;
+			if (cs_oracle_expect_general(&c, 0, lo, k, NULL, g) != CS_OK)
+				die("oracle");
+			cs_compare_range(c.dtype, g, got + lo, k, lo, &s);
+		}
+		t = (double)m * sizeof *got / (now() - t);
+		free(g);
+	} else {
+		t = (double)m * sizeof *got / time_check(&c, got, m);
+	}
+	free(got);
+	return t;
+}
+
 int main(int argc, char **argv)
 {
 	size_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : (size_t)1 << 22;
-	int P = argc > 2 ? atoi(argv[2]) : 8, threads = omp_get_max_threads();
+	int P = argc > 2 ? atoi(argv[2]) : 8, threads = omp_get_max_threads(), t;
 	cs_case_t c = {CS_COLL_ALLREDUCE, CS_DTYPE_FLOAT32, CS_OP_SUM,
 		       CS_MODE_RANDOM, P, 0, n, 1, NULL, 0};
-	cs_golden_t *g = malloc(n * sizeof *g);
+	cs_golden_t *g = malloc(n * sizeof *g), *g2 = malloc(n * sizeof *g2);
 	float *got = malloc(n * sizeof *got), *ref = malloc(n * sizeof *ref);
-	cs_cmp_summary_t s;
-	double t1, tn, tc, tm;
+	double tg, tb, told, tc, tm;
 	size_t i;
 
-	if (!g || !got || !ref || P < 1 || cs_case_validate(&c) != CS_OK) {
+	if (!g || !g2 || !got || !ref || P < 1 || cs_case_validate(&c) != CS_OK) {
 		fprintf(stderr, "usage: bench_oracle [count] [ranks]\n");
 		return 2;
 	}
 	omp_set_num_threads(1);
-	t1 = time_oracle(&c, g, n);
-	omp_set_num_threads(threads);
-	tn = time_oracle(&c, g, n);
+	tg = time_oracle(&c, g, n, 1);
+	tb = time_oracle(&c, g2, n, 0);
 	for (i = 0; i < n; i++)
 		memcpy(&got[i], &g[i].bits, sizeof(float));
 	memcpy(ref, got, n * sizeof *got);
-	tc = now();
-	cs_oracle_expect(&c, 0, 0, n, NULL, g);
-	cs_cmp_summary_init(&s);
-	cs_compare_range(c.dtype, g, got, n, 0, &s);
-	tc = now() - tc;
+	printf("allreduce sum float32 random P=%d, %zu elements\n", P, n);
+	printf("goldens differing between the paths: %zu\n",
+	       count_differences(g, g2, n));
+	told = time_old_check(&c, g, got, n);
+	printf("oracle general 1 thread : %10.3g elements/s\n", (double)n / tg);
+	printf("oracle block   1 thread : %10.3g elements/s (%.1fx)\n",
+	       (double)n / tb, tg / tb);
+	printf("check  general 1 thread : %10.3g bytes/s verified (oracle, "
+	       "compare, stats)\n", (double)n * sizeof(float) / told);
+	omp_set_num_threads(1);
+	tc = time_check(&c, got, n);
+	printf("check  block   1 thread : %10.3g bytes/s verified (%.1fx)\n",
+	       (double)n * sizeof(float) / tc, told / tc);
+	wall_clock = 1;
+	for (t = 1; t <= threads; t++) {
+		omp_set_num_threads(t);
+		tc = time_check(&c, got, n);
+		printf("check  block  %2d threads: %10.3g bytes/s verified per "
+		       "wall second\n", t, (double)n * sizeof(float) / tc);
+	}
+	wall_clock = 0;
+	omp_set_num_threads(1);
+	printf("allgather float32 random P=%d, 1 thread: check general %10.3g, "
+	       "block %10.3g bytes/s verified\n", P, moved_check(P, n, 1),
+	       moved_check(P, n, 0));
 	tm = now();
-	if (memcmp(got, ref, n * sizeof *got) != 0 || s.n_wrong)
+	if (memcmp(got, ref, n * sizeof *got) != 0)
 		fprintf(stderr, "bench_oracle: unexpected mismatch\n");
 	tm = now() - tm;
-	printf("allreduce sum float32 random P=%d, %zu elements\n", P, n);
-	printf("oracle  1 thread : %10.3g elements/s\n", (double)n / t1);
-	printf("oracle %2d threads: %10.3g elements/s (%.3g per thread)\n",
-	       threads, (double)n / tn, (double)n / tn / threads);
-	printf("check  %2d threads: %10.3g bytes/s verified (oracle + compare)\n",
-	       threads, (double)n * sizeof(float) / tc);
-	printf("memcmp           : %10.3g bytes/s\n", (double)n * sizeof(float) / tm);
+	printf("memcmp                  : %10.3g bytes/s\n",
+	       (double)n * sizeof(float) / tm);
 	free(g);
+	free(g2);
 	free(got);
 	free(ref);
 	return 0;

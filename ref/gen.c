@@ -128,12 +128,18 @@
 #define SALT_B 0x14057b7ef767814full
 #define SALT_SCALAR 0x2545f4914f6cdd1dull
 
-uint64_t cs_mix64(uint64_t x)
+/* splitmix64's finalizer, inlined into the generators' inner loops. */
+static inline uint64_t mix(uint64_t x)
 {
 	x += 0x9e3779b97f4a7c15ull;
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
 	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
 	return x ^ (x >> 31);
+}
+
+uint64_t cs_mix64(uint64_t x)
+{
+	return mix(x);
 }
 
 /* Everything about a case the generator needs, derived once per call. */
@@ -217,6 +223,8 @@ static uint64_t enc(const struct gen *g, double x)
 
 	if (g->d == CS_DTYPE_FLOAT64)
 		return b;
+	if (g->d == CS_DTYPE_FLOAT32) /* the cast rounds the same way */
+		return cs_from_f64(g->d, x, 0);
 	if (e < g->emin || e > g->emax)
 		return cs_from_f64(g->d, x, 0);
 	q = (a & (((uint64_t)1 << 52) - 1)) >> sh;
@@ -236,7 +244,8 @@ static double dec(const struct gen *g, uint64_t b)
 	uint64_t e = (b >> g->f.mbits) & cs_fmt_emask(g->f);
 	uint64_t m = b & cs_fmt_mmask(g->f);
 
-	if (g->d == CS_DTYPE_FLOAT64 || e == 0 || e == cs_fmt_emask(g->f))
+	if (g->d == CS_DTYPE_FLOAT64 || g->d == CS_DTYPE_FLOAT32 || e == 0 ||
+	    e == cs_fmt_emask(g->f))
 		return cs_to_f64(g->d, b);
 	m = (m << (52 - g->f.mbits)) |
 	    ((e - (uint64_t)cs_fmt_bias(g->f) + 1023) << 52);
@@ -301,7 +310,7 @@ static void gen_init(struct gen *g, const cs_case_t *c)
 	g->mode = c->mode;
 	g->P = c->nranks < 1 ? 1 : c->nranks;
 	g->lp = ceil_log2((uint64_t)g->P);
-	g->base = cs_mix64(cs_case_key(c) ^ ((uint64_t)g->P * GOLD));
+	g->base = mix(cs_case_key(c) ^ ((uint64_t)g->P * GOLD));
 	g->isf = cs_is_float(g->d);
 	if (!g->isf)
 		return;
@@ -337,7 +346,7 @@ static double special_scalar(uint64_t v)
 
 static uint64_t scalar_of(const struct gen *g, int rank)
 {
-	uint64_t v = cs_mix64(g->base ^ SALT_SCALAR ^ ((uint64_t)rank + 1) * RANKG);
+	uint64_t v = mix(g->base ^ SALT_SCALAR ^ ((uint64_t)rank + 1) * RANKG);
 	int neg = (int)(v & 1);
 	double a;
 
@@ -374,7 +383,7 @@ static uint64_t exact_moved(const struct gen *g, int rank, size_t index)
 static uint64_t exact_sum(const struct gen *g, uint64_t h, int rank,
 			  uint64_t v)
 {
-	uint64_t h2 = cs_mix64(h ^ SALT_A), kmax = g->m, k;
+	uint64_t h2 = mix(h ^ SALT_A), kmax = g->m, k;
 	int e = irange(h, 0, 32, g->elo, g->ehi);
 	double x;
 
@@ -390,7 +399,7 @@ static uint64_t exact_sum(const struct gen *g, uint64_t h, int rank,
 static uint64_t exact_prod(const struct gen *g, uint64_t h, int rank,
 			   uint64_t v)
 {
-	uint64_t h2 = cs_mix64(h ^ SALT_A), P = (uint64_t)g->P;
+	uint64_t h2 = mix(h ^ SALT_A), P = (uint64_t)g->P;
 	int L = min_i(g->emax - 1, -g->emin - 1);
 	int w = 1 + (int)field(h2, 32, 8, (uint64_t)min_i(g->P, 4));
 	int a = (int)field(h2, 40, 16, (uint64_t)(L / w) + 1);
@@ -401,7 +410,7 @@ static uint64_t exact_prod(const struct gen *g, uint64_t h, int rank,
 		return neg ? sign_bit(g) : 0;
 	if (window_pos(g, rank, off) < (uint64_t)w)
 		k = -a + (int)field(v, 1, 16, 2 * (uint64_t)a + 1);
-	return normal_bits(g, neg, k, (uint64_t)rank == j ? cs_mix64(v) : 0);
+	return normal_bits(g, neg, k, (uint64_t)rank == j ? mix(v) : 0);
 }
 
 static uint64_t exact_maxmin(const struct gen *g, uint64_t h, uint64_t v)
@@ -453,17 +462,18 @@ static uint64_t divide_round(const struct gen *g, double y, double alpha,
 static double random_target(const struct gen *g, int pat, uint64_t h,
 			    int rank, uint64_t v)
 {
-	uint64_t h2 = cs_mix64(h ^ SALT_A);
+	uint64_t h2;
 	double y, b;
 	int e;
 
 	if (pat < 7) { /* (a) normal-ish */
 		double s = (double)(field(v, 0, 16, 65536) + field(v, 16, 16, 65536) +
 				    field(v, 32, 16, 65536) + field(v, 48, 16, 65536));
-		y = (s - 131070.0 + unit(cs_mix64(v))) * (1.0 / 65536.0);
+		y = (s - 131070.0 + unit(mix(v))) * (1.0 / 65536.0);
 		return y * pow2(irange(h, 16, 16, g->emin, g->etop));
 	}
 	if (pat < 10) { /* (b) heavy cancellation */
+		h2 = mix(h ^ SALT_A);
 		e = irange(h, 16, 16, g->emin, g->etop - 1);
 		b = (1.0 + unit(h2)) * pow2(e) * ((h2 >> 8 & 1) ? -1.0 : 1.0);
 		y = b * pow2(-irange(h2, 0, 8, 1, g->p + 3)) *
@@ -473,7 +483,7 @@ static double random_target(const struct gen *g, int pat, uint64_t h,
 		return (rank % 2) ? y - b : y + b;
 	}
 	/* (c) wide dynamic range */
-	y = (1.0 + unit(cs_mix64(v))) *
+	y = (1.0 + unit(mix(v))) *
 	    pow2(irange(v, 0, 32, g->emin - g->p + 1, g->etop));
 	return (v >> 32 & 1) ? -y : y;
 }
@@ -494,13 +504,13 @@ static uint64_t random_sum(const struct gen *g, uint64_t h, int rank,
 	if (g->op == CS_OP_PREMULSUM && lim > big / 16)
 		lim = big / 16;
 	y = (1.0 - 1.0 / 1024 - ((h >> 8 & 1) ? 0.5 * unit(v) : 0.0)) * lim;
-	return divide_round(g, (cs_mix64(v) & 1) ? -y : y, alpha, 1);
+	return divide_round(g, (mix(v) & 1) ? -y : y, alpha, 1);
 }
 
 static uint64_t random_prod(const struct gen *g, uint64_t h, int rank,
 			    uint64_t v)
 {
-	uint64_t h2 = cs_mix64(h ^ SALT_A);
+	uint64_t h2 = mix(h ^ SALT_A);
 	int hi = g->emax / g->w;                   /* floor: emax > 0 */
 	int lo = -((-g->emin) / g->w);             /* ceil: emin < 0 */
 	int a = (int)field(h2, 0, 16, (uint64_t)(hi - lo - 1) / 2 + 1);
@@ -510,7 +520,7 @@ static uint64_t random_prod(const struct gen *g, uint64_t h, int rank,
 	if (window_pos(g, rank, below(h, (uint64_t)g->P)) >= (uint64_t)g->w)
 		return normal_bits(g, neg, 0, 0);
 	k = irange(v, 1, 16, c - a, c + a);
-	return normal_bits(g, neg, k, cs_mix64(v));
+	return normal_bits(g, neg, k, mix(v));
 }
 
 /* Random bits of the dtype, made finite. */
@@ -526,7 +536,7 @@ static uint64_t finite_bits(const struct gen *g, uint64_t r)
 static uint64_t random_maxmin(const struct gen *g, uint64_t h, uint64_t v)
 {
 	if (field(h, 0, 8, 4) == 0) /* ties: one of 3 per-index values */
-		return finite_bits(g, cs_mix64(h ^ (SALT_B + field(v, 0, 16, 3))));
+		return finite_bits(g, mix(h ^ (SALT_B + field(v, 0, 16, 3))));
 	return finite_bits(g, v);
 }
 
@@ -627,7 +637,7 @@ static uint64_t special_float(const struct gen *g, uint64_t h, int rank,
 			      uint64_t v)
 {
 	int n = SP_COMMON, j, j2 = -1;
-	uint64_t h2 = cs_mix64(h ^ SALT_A);
+	uint64_t h2 = mix(h ^ SALT_A);
 
 	if (g->op == CS_OP_PROD || g->op == CS_OP_MAX || g->op == CS_OP_MIN)
 		n++;
@@ -648,7 +658,7 @@ static uint64_t special_int(const struct gen *g, uint64_t v)
 /* Data movement: NaN payloads, sNaN, +-Inf, +-0, subnormal, max, random. */
 static uint64_t special_moved(const struct gen *g, uint64_t v)
 {
-	uint64_t r = cs_mix64(v), s = (r & 1) ? sign_bit(g) : 0;
+	uint64_t r = mix(v), s = (r & 1) ? sign_bit(g) : 0;
 	uint64_t q = (uint64_t)1 << (g->f.mbits - 1);
 
 	switch (field(v, 0, 8, 10)) {
@@ -683,7 +693,7 @@ static uint64_t gen_special(const struct gen *g, uint64_t h, int rank,
 static uint64_t gen_one_h(const struct gen *g, uint64_t h, int rank,
 			  size_t index)
 {
-	uint64_t v = cs_mix64(h + ((uint64_t)rank + 1) * RANKG);
+	uint64_t v = mix(h + ((uint64_t)rank + 1) * RANKG);
 
 	switch (g->mode) {
 	case CS_MODE_EXACT:
@@ -699,7 +709,7 @@ static uint64_t gen_one_h(const struct gen *g, uint64_t h, int rank,
 
 static uint64_t gen_one(const struct gen *g, int rank, size_t index)
 {
-	return gen_one_h(g, cs_mix64(g->base ^ (uint64_t)index), rank, index);
+	return gen_one_h(g, mix(g->base ^ (uint64_t)index), rank, index);
 }
 
 /* The parameters of the case last seen by this thread: deriving them costs
@@ -757,7 +767,7 @@ void cs_gen_column(const cs_case_t *c, size_t index, uint64_t *x,
 		return;
 	}
 	g = gen_cached(c);
-	h = cs_mix64(g->base ^ (uint64_t)index);
+	h = mix(g->base ^ (uint64_t)index);
 	for (q = 0; q < c->nranks; q++) {
 		x[q] = gen_one_h(g, h, q, index);
 		if (alpha)
@@ -791,4 +801,120 @@ void cs_gen_fill(const cs_case_t *c, int rank, void *buf, size_t lo, size_t n)
 #pragma omp parallel for if (n > 65536) schedule(static)
 	for (i = 0; i < n; i++)
 		cs_store(g.d, buf, i, gen_one(&g, rank, lo + i));
+}
+
+/* ---- blocks ---------------------------------------------------------------- */
+
+/*
+ * Random-mode sums, a whole column at once: random_sum's choices that
+ * depend on the index alone (pattern, exponent, cancellation base, limit)
+ * are taken once, the per-rank values then follow in one loop with the
+ * same operations in the same order, so every value is bit for bit what
+ * random_sum gives. alpha: the ranks' scalars (PREMULSUM), else NULL.
+ */
+static void random_sum_column(const struct gen *g, uint64_t h,
+			      const uint64_t *alpha, uint64_t *x)
+{
+	int pat = (int)field(h, 0, 8, 16), q, j;
+	uint64_t h2 = mix(h ^ SALT_A), v;
+	double scale = 0, b = 0, lim = 0, a = 1.0, y;
+
+	if (pat < 7) {
+		scale = pow2(irange(h, 16, 16, g->emin, g->etop));
+	} else if (pat < 10) {
+		b = (1.0 + unit(h2)) * pow2(irange(h, 16, 16, g->emin, g->etop - 1)) *
+		    ((h2 >> 8 & 1) ? -1.0 : 1.0);
+		scale = b * pow2(-irange(h2, 0, 8, 1, g->p + 3));
+	} else if (pat >= 13) {
+		lim = max_finite(g) / (2.0 * g->P);
+		if (g->op == CS_OP_PREMULSUM && lim > max_finite(g) / 16)
+			lim = max_finite(g) / 16;
+	}
+	for (q = 0; q < g->P; q++) {
+		v = mix(h + ((uint64_t)q + 1) * RANKG);
+		if (alpha)
+			a = dec(g, alpha[q]);
+		if (pat < 7) {
+			double s = (double)(field(v, 0, 16, 65536) + field(v, 16, 16, 65536) +
+					    field(v, 32, 16, 65536) + field(v, 48, 16, 65536));
+			y = (s - 131070.0 + unit(mix(v))) * (1.0 / 65536.0) * scale;
+		} else if (pat < 10) {
+			y = scale * (2.0 * unit(v) - 1.0);
+			if (!(q % 2 == 0 && q + 1 == g->P))
+				y = (q % 2) ? y - b : y + b;
+		} else if (pat < 13) {
+			j = irange(v, 0, 32, g->emin - g->p + 1, g->etop);
+			y = (1.0 + unit(mix(v))) * pow2(j);
+			y = (v >> 32 & 1) ? -y : y;
+		} else {
+			y = (1.0 - 1.0 / 1024 - ((h >> 8 & 1) ? 0.5 * unit(v) : 0.0)) * lim;
+			x[q] = divide_round(g, (mix(v) & 1) ? -y : y, a, 1);
+			continue;
+		}
+		x[q] = divide_round(g, y, a, 0);
+	}
+}
+
+/* Whether random_sum_column makes the columns of this case. */
+static int sum_columns(const struct gen *g)
+{
+	return g->mode == CS_MODE_RANDOM && g->isf &&
+	       (g->op == CS_OP_SUM || g->op == CS_OP_AVG ||
+		g->op == CS_OP_PREMULSUM);
+}
+
+/*
+ * Inputs of every rank at indices lo..lo+n-1, column by column:
+ * x[k*P + q] = cs_gen_input(c, q, lo + k), and when alpha is not NULL
+ * alpha[q] = cs_gen_scalar(c, q). The parameters are derived once per
+ * call and the per-index choices once per column (random-mode sums), so a
+ * block costs a fraction of n*P cs_gen_input calls. Thread-safe; c is
+ * only read; x (n*P entries) and alpha (P) are the caller's.
+ */
+void cs_gen_columns(const cs_case_t *c, size_t lo, size_t n, uint64_t *x,
+		    uint64_t *alpha)
+{
+	struct gen g;
+	size_t k, P;
+	int q;
+
+	if (!gen_ok(c, 0) || c->nranks < 1) {
+		memset(x, 0, sizeof *x * n * (size_t)(c && c->nranks > 0 ? c->nranks : 0));
+		return;
+	}
+	gen_init(&g, c);
+	P = (size_t)g.P;
+	if (alpha)
+		for (q = 0; q < g.P; q++)
+			alpha[q] = scalar_of(&g, q);
+	for (k = 0; k < n; k++) {
+		uint64_t h = mix(g.base ^ (uint64_t)(lo + k));
+		if (sum_columns(&g) && (g.op != CS_OP_PREMULSUM || alpha)) {
+			random_sum_column(&g, h, g.op == CS_OP_PREMULSUM ? alpha : NULL,
+					  x + k * P);
+			continue;
+		}
+		for (q = 0; q < g.P; q++)
+			x[k * P + (size_t)q] = gen_one_h(&g, h, q, lo + k);
+	}
+}
+
+/*
+ * out[k] = cs_gen_input(c, rank, lo + k) for k < n, the parameters derived
+ * once: the data-movement oracle's source. Thread-safe; out is the
+ * caller's; all zero where cs_gen_input gives 0.
+ */
+void cs_gen_block(const cs_case_t *c, int rank, size_t lo, size_t n,
+		  uint64_t *out)
+{
+	struct gen g;
+	size_t k;
+
+	if (!gen_ok(c, rank)) {
+		memset(out, 0, sizeof *out * n);
+		return;
+	}
+	gen_init(&g, c);
+	for (k = 0; k < n; k++)
+		out[k] = gen_one(&g, rank, lo + k);
 }

@@ -2,7 +2,10 @@
  * oracle.c - expected output of any rank, computed without communication
  * from the generators (spec/collectives.md gives each formula).
  */
+#include <math.h>
+#include <omp.h>
 #include <stdlib.h>
+#include <string.h>
 #include "csref/oracle.h"
 #include "csref/gen.h"
 #include "csref/arith.h"
@@ -159,13 +162,10 @@ static cs_status_t fill_range(const struct octx *o, size_t lo, size_t n,
 	return failed ? cs_error(CS_ERR_NOMEM, "oracle: out of memory") : CS_OK;
 }
 
-cs_status_t cs_oracle_expect(const cs_case_t *c, int rank, size_t lo,
-			     size_t n, uint64_t (*canary)(size_t index),
-			     cs_golden_t *out)
+/* The rank and range are ones the case defines. */
+static cs_status_t check_args(const cs_case_t *c, int rank, size_t lo,
+			      size_t n)
 {
-	struct octx o = {c, rank, canary, NULL, NULL, NULL};
-	cs_status_t st;
-
 	if (rank < 0 || rank >= c->nranks)
 		return cs_error(CS_ERR_INVALID, "oracle: rank %d out of range for %d ranks",
 				rank, c->nranks);
@@ -173,12 +173,335 @@ cs_status_t cs_oracle_expect(const cs_case_t *c, int rank, size_t lo,
 		return cs_error(CS_ERR_INVALID, "oracle: elements [%zu, %zu) beyond "
 				"rank %d's %zu", lo, lo + n, rank,
 				cs_case_recv_count(c, rank));
+	return CS_OK;
+}
+
+static void octx_free(struct octx *o)
+{
+	free(o->sdispl);
+	free(o->rcount);
+	free(o->rdispl);
+}
+
+cs_status_t cs_oracle_expect_general(const cs_case_t *c, int rank, size_t lo,
+				     size_t n, uint64_t (*canary)(size_t index),
+				     cs_golden_t *out)
+{
+	struct octx o = {c, rank, canary, NULL, NULL, NULL};
+	cs_status_t st;
+
+	if ((st = check_args(c, rank, lo, n)) != CS_OK)
+		return st;
 	if (c->coll == CS_COLL_ALLTOALLV && (st = a2av_prepare(&o)) != CS_OK)
 		goto out_free_layout;
 	st = fill_range(&o, lo, n, out);
 out_free_layout:
-	free(o.sdispl);
-	free(o.rcount);
-	free(o.rdispl);
+	octx_free(&o);
 	return st;
+}
+
+/* ---- the block path ------------------------------------------------------- */
+
+/*
+ * The block path computes the same golden values as the general one, in
+ * blocks of OBLOCK elements that stay in a thread's cache: the inputs of a
+ * block come from one cs_gen_columns (reducing collectives) or
+ * cs_gen_block (data movement) call, not from one generator call per
+ * element and rank. cs_oracle_check then compares the block and adds it to
+ * the statistics while it is still in cache; data movement whose bits all
+ * match needs no golden at all (a moved element conforms exactly when its
+ * bits are the source's). The differential test (tests/unit/
+ * test_oracle_fast.c) holds both paths to identical goldens and verdicts.
+ */
+#define OBLOCK ((size_t)512)
+
+/* Elements per block at P ranks: OBLOCK, fewer at large P so that a
+ * block's inputs stay within 2 MiB. */
+static size_t oblock(int P)
+{
+	size_t b = ((size_t)1 << 18) / (size_t)(P > 0 ? P : 1);
+
+	return b < 1 ? 1 : b > OBLOCK ? OBLOCK : b;
+}
+
+/* One thread's working memory. */
+struct ows {
+	uint64_t *xs;     /* OBLOCK columns of P inputs, or OBLOCK moved bits */
+	uint64_t *alpha;  /* P PREMULSUM scalars */
+	cs_golden_t *g;   /* OBLOCK goldens */
+};
+
+static int ows_alloc(struct ows *w, size_t P)
+{
+	size_t b = oblock((int)P);
+
+	w->xs = malloc(sizeof(uint64_t) * b * (P > 1 ? P : 1));
+	w->alpha = malloc(sizeof(uint64_t) * P);
+	w->g = malloc(sizeof(cs_golden_t) * b);
+	return w->xs && w->alpha && w->g;
+}
+
+static void ows_free(struct ows *w)
+{
+	free(w->xs);
+	free(w->alpha);
+	free(w->g);
+}
+
+static int reduces(cs_coll_t coll)
+{
+	return coll == CS_COLL_ALLREDUCE || coll == CS_COLL_REDUCE ||
+	       coll == CS_COLL_REDUCESCATTER;
+}
+
+/* Elements from j on that come from one source rank, consecutive in its
+ * input (data movement), at most `left`. */
+static size_t moved_run(const cs_case_t *c, size_t j, size_t left)
+{
+	size_t n = c->count ? c->count : 1;
+
+	if (c->coll == CS_COLL_ALLGATHER || c->coll == CS_COLL_GATHER ||
+	    c->coll == CS_COLL_ALLTOALL)
+		return n - j % n < left ? n - j % n : left;
+	return left;
+}
+
+/* bits[k] = the input that lands at element lo + k (data movement). */
+static void moved_bits(const struct octx *o, size_t lo, size_t n,
+		       uint64_t *bits)
+{
+	size_t j = lo, run, i;
+	int q;
+
+	for (; j < lo + n; j += run) {
+		run = moved_run(o->c, j, lo + n - j);
+		source_of(o->c, o->rank, j, &q, &i);
+		cs_gen_block(o->c, q, i, run, bits + (j - lo));
+	}
+}
+
+/* Goldens of elements [lo, lo+n), n <= oblock(P), into w->g. */
+static void block_expect(const struct octx *o, size_t lo, size_t n,
+			 struct ows *w)
+{
+	const cs_case_t *c = o->c;
+	size_t P = (size_t)c->nranks, src = lo, k;
+
+	if (reduces(c->coll)) {
+		if (c->coll == CS_COLL_REDUCESCATTER)
+			src += (size_t)o->rank * c->count;
+		cs_gen_columns(c, src, n, w->xs,
+			       c->op == CS_OP_PREMULSUM ? w->alpha : NULL);
+		for (k = 0; k < n; k++)
+			cs_golden_reduce(c->dtype, c->op, c->nranks, w->xs + k * P,
+					 w->alpha, c->mode == CS_MODE_EXACT,
+					 &w->g[k]);
+	} else if (c->coll == CS_COLL_ALLTOALLV) {
+		for (k = 0; k < n; k++)
+			expect_a2av(o, lo + k, &w->g[k]);
+	} else {
+		moved_bits(o, lo, n, w->xs);
+		for (k = 0; k < n; k++)
+			cs_golden_moved(c->dtype, w->xs[k], &w->g[k]);
+	}
+}
+
+/* Run body(o, lo, n, w, arg) over [lo, lo+n) in pieces of oblock(P),
+ * split across OpenMP threads in contiguous shares (each thread's pieces
+ * in index order). */
+typedef void (*block_fn)(const struct octx *o, size_t lo, size_t n,
+			 struct ows *w, void *arg, int tid);
+
+static cs_status_t for_blocks(const struct octx *o, size_t lo, size_t n,
+			      block_fn body, void *arg)
+{
+	size_t bl = oblock(o->c->nranks);
+	long long nb = (long long)((n + bl - 1) / bl), b;
+	int failed = 0;
+
+#pragma omp parallel if (nb > 8) reduction(| : failed)
+	{
+		struct ows w;
+		int ok = ows_alloc(&w, (size_t)o->c->nranks);
+
+		if (!ok)
+			failed = 1;
+#pragma omp for schedule(static)
+		for (b = 0; b < nb; b++) {
+			size_t at = lo + (size_t)b * bl;
+			size_t m = lo + n - at < bl ? lo + n - at : bl;
+			if (ok)
+				body(o, at, m, &w, arg, omp_get_thread_num());
+		}
+		ows_free(&w);
+	}
+	return failed ? cs_error(CS_ERR_NOMEM, "oracle: out of memory") : CS_OK;
+}
+
+/* cs_oracle_expect's body: block lo's goldens, written at out[lo - first]. */
+struct expect_arg {
+	size_t first;
+	cs_golden_t *out;
+};
+
+static void expect_at(const struct octx *o, size_t lo, size_t n,
+		      struct ows *w, void *arg, int tid)
+{
+	struct expect_arg *a = arg;
+
+	(void)tid;
+	block_expect(o, lo, n, w);
+	memcpy(a->out + (lo - a->first), w->g, n * sizeof *w->g);
+}
+
+/* Prepare the context of one call: arguments, alltoallv layouts. */
+static cs_status_t octx_init(struct octx *o, const cs_case_t *c, int rank,
+			     size_t lo, size_t n, uint64_t (*canary)(size_t))
+{
+	cs_status_t st;
+
+	*o = (struct octx){c, rank, canary, NULL, NULL, NULL};
+	if ((st = check_args(c, rank, lo, n)) != CS_OK)
+		return st;
+	if (c->coll == CS_COLL_ALLTOALLV && (st = a2av_prepare(o)) != CS_OK) {
+		octx_free(o);
+		return st;
+	}
+	return CS_OK;
+}
+
+cs_status_t cs_oracle_expect(const cs_case_t *c, int rank, size_t lo,
+			     size_t n, uint64_t (*canary)(size_t index),
+			     cs_golden_t *out)
+{
+	struct expect_arg a = {lo, out};
+	struct octx o;
+	cs_status_t st;
+
+	if ((st = octx_init(&o, c, rank, lo, n, canary)) != CS_OK)
+		return st;
+	st = for_blocks(&o, lo, n, expect_at, &a);
+	octx_free(&o);
+	return st;
+}
+
+/* ---- oracle, comparison and statistics in one pass ------------------------ */
+
+/* One thread's share of a cs_oracle_check. */
+struct check_acc {
+	cs_cmp_summary_t s;
+	cs_stats_t st;
+};
+
+struct check_arg {
+	size_t first, index0;      /* the range's start and its reported index */
+	const unsigned char *got;  /* element `first` of the received data */
+	int stats;
+	struct check_acc *acc;     /* one per thread */
+};
+
+/* Whether got[0..n) holds exactly bits[0..n). */
+static int bits_equal(cs_dtype_t d, const uint64_t *bits, const void *got,
+		      size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if (cs_load(d, got, k) != bits[k])
+			return 0;
+	return 1;
+}
+
+/* Data movement whose every bit matches: exact, no golden needed; 0 when
+ * some element differs (then w->g holds the goldens). */
+static int moved_all_exact(const struct octx *o, size_t lo, size_t n,
+			   const void *got, struct ows *w)
+{
+	size_t k;
+
+	moved_bits(o, lo, n, w->xs);
+	if (bits_equal(o->c->dtype, w->xs, got, n))
+		return 1;
+	for (k = 0; k < n; k++)
+		cs_golden_moved(o->c->dtype, w->xs[k], &w->g[k]);
+	return 0;
+}
+
+static void check_at(const struct octx *o, size_t lo, size_t n,
+		     struct ows *w, void *arg, int tid)
+{
+	struct check_arg *a = arg;
+	struct check_acc *acc = &a->acc[tid];
+	const cs_case_t *c = o->c;
+	const void *got = a->got + (lo - a->first) * cs_size_of(c->dtype);
+
+	if (!reduces(c->coll) && c->coll != CS_COLL_ALLTOALLV) {
+		if (moved_all_exact(o, lo, n, got, w)) {
+			acc->s.n += n;
+			acc->s.n_exact += n;
+			/* data movement has no op: the statistics count the
+			 * elements seen and read no golden */
+			if (a->stats)
+				cs_stats_add(&acc->st, c->dtype, c->op, c->nranks,
+					     w->g, got, n);
+			return;
+		}
+	} else {
+		block_expect(o, lo, n, w);
+	}
+	cs_compare_range(c->dtype, w->g, got, n, a->index0 + (lo - a->first),
+			 &acc->s);
+	if (a->stats)
+		cs_stats_add(&acc->st, c->dtype, c->op, c->nranks, w->g, got, n);
+}
+
+/* s += t, t's recorded mismatches after s's (t's indices follow s's). */
+static void summary_add(cs_cmp_summary_t *s, const cs_cmp_summary_t *t)
+{
+	size_t i;
+
+	s->n += t->n;
+	s->n_exact += t->n_exact;
+	s->n_within += t->n_within;
+	s->n_wrong += t->n_wrong;
+	for (i = 0; i < CS_NUM_OBS; i++)
+		s->obs[i] += t->obs[i];
+	s->max_ulps = fmax(s->max_ulps, t->max_ulps);
+	s->max_err_ratio = fmax(s->max_err_ratio, t->max_err_ratio);
+	for (i = 0; i < t->n_recorded && s->n_recorded < CS_CMP_MAX_RECORD; i++)
+		s->first[s->n_recorded++] = t->first[i];
+}
+
+cs_status_t cs_oracle_check(const cs_case_t *c, int rank, size_t lo, size_t n,
+			    uint64_t (*canary)(size_t index), const void *got,
+			    size_t index0, cs_cmp_summary_t *s, cs_stats_t *st)
+{
+	int nt = omp_get_max_threads(), t;
+	struct check_arg a = {lo, index0, got, st != NULL, NULL};
+	struct octx o;
+	cs_status_t rc;
+
+	if ((rc = octx_init(&o, c, rank, lo, n, canary)) != CS_OK)
+		return rc;
+	if (!(a.acc = malloc(sizeof *a.acc * (size_t)nt))) {
+		octx_free(&o);
+		return cs_error(CS_ERR_NOMEM, "oracle: out of memory");
+	}
+	for (t = 0; t < nt; t++) {
+		cs_cmp_summary_init(&a.acc[t].s);
+		a.acc[t].s.max_ulps = s->max_ulps;
+		a.acc[t].s.max_err_ratio = s->max_err_ratio;
+		cs_stats_init(&a.acc[t].st);
+	}
+	rc = for_blocks(&o, lo, n, check_at, &a);
+	/* threads hold contiguous shares in index order: merged in thread
+	 * order, the recorded mismatches stay in index order */
+	for (t = 0; rc == CS_OK && t < nt; t++) {
+		summary_add(s, &a.acc[t].s);
+		if (st)
+			cs_stats_merge(st, &a.acc[t].st);
+	}
+	free(a.acc);
+	octx_free(&o);
+	return rc;
 }

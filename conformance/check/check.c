@@ -22,8 +22,6 @@
 #include "csref/gen.h"
 #include "csref/oracle.h"
 
-/* Elements per oracle/compare block: bounds the golden buffer's size. */
-#define CHECK_BLOCK ((size_t)1 << 16)
 /* Wrong elements listed in a FAIL's detail. */
 #define DETAIL_ELEMS 4
 
@@ -301,58 +299,32 @@ static void check_slice(const cs_exec_t *e, size_t n, size_t *lo,
 	*end = *lo + n / P + (r < n % P);
 }
 
-/* The oracle's working block, kept for the process's life: allocated
- * anew for every check, its pages would be zeroed by the kernel each time.
- * The checks run one at a time per process (the in-process worker checks
- * its ranks in turn). NULL when out of memory. */
-static cs_golden_t *golden_block(void)
-{
-	static cs_golden_t *block;
-
-	if (!block)
-		block = malloc(CHECK_BLOCK * sizeof *block);
-	return block;
-}
-
 /* Elements [lo, end) of the receive range that comm rank `of` holds (got:
  * its element 0) against the oracle; the verdict goes to l. */
 static void check_result(const cs_exec_t *e, int of, const unsigned char *got,
 			 size_t lo, size_t end, cs_local_t *l)
 {
-	cs_dtype_t d = e->c.dtype;
-	size_t es = cs_dtype_size(d), n, i, first = lo;
-	cs_golden_t *g = golden_block();
+	size_t es = cs_dtype_size(e->c.dtype), i;
 	cs_cmp_summary_t s;
-	cs_status_t st = CS_OK;
+	cs_status_t st;
 	/* statistics over random-mode inputs (their model), once per set of
 	 * inputs: not again for a same-input call whose bits changed */
 	int stats = e->c.mode == CS_MODE_RANDOM &&
 		    (e->call == 0 || cs_exec_call_fresh(e->call));
 
-	if (!g) {
-		cs_local_set(l, CS_V_FAIL, "harness", "out of memory", NULL);
-		return;
-	}
 	cs_cmp_summary_init(&s);
 	prior_exec = e;
-	for (; lo < end && st == CS_OK; lo += n) {
-		n = end - lo < CHECK_BLOCK ? end - lo : CHECK_BLOCK;
-		st = cs_oracle_expect(&e->c, of, lo, n, prior_bits, g);
-		if (st != CS_OK)
-			break;
-		cs_compare_range(d, g, got + lo * es, n, lo, &s);
-		if (stats)
-			cs_stats_add(&l->stats, d, e->c.op, e->c.nranks, g,
-				     got + lo * es, n);
-	}
+	/* oracle, comparison and statistics in one pass (ref/oracle.c) */
+	st = cs_oracle_check(&e->c, of, lo, end - lo, prior_bits, got + lo * es,
+			     lo, &s, stats ? &l->stats : NULL);
 	if (st != CS_OK) {
 		cs_local_set(l, CS_V_FAIL, "oracle", cs_last_error(), NULL);
 		return;
 	}
 	for (i = 0; i < CS_NUM_OBS; i++)
 		l->obs[i] += s.obs[i];
-	l->elems += end - first;
-	l->bytes += (end - first) * es;
+	l->elems += end - lo;
+	l->bytes += (end - lo) * es;
 	l->wrong += s.n_wrong;
 	if (s.n_wrong)
 		value_fail(e, &s, l);

@@ -35,6 +35,19 @@ uint64_t cs_gen_scalar(const cs_case_t *c, int rank);
 void cs_gen_column(const cs_case_t *c, size_t index, uint64_t *x,
 		   uint64_t *alpha);
 
+/* Inputs of every rank at indices lo..lo+n-1, column by column:
+ * x[k*P + q] = cs_gen_input(c, q, lo + k) for k < n, q < P, and when alpha
+ * is not NULL alpha[q] = cs_gen_scalar(c, q). The same bits as those calls,
+ * at a fraction of their cost (parameters derived once per call, per-index
+ * choices once per column). Thread-safe; x and alpha are the caller's. */
+void cs_gen_columns(const cs_case_t *c, size_t lo, size_t n, uint64_t *x,
+		    uint64_t *alpha);
+
+/* out[k] = cs_gen_input(c, rank, lo + k) for k < n, parameters derived
+ * once. Thread-safe; out is the caller's. */
+void cs_gen_block(const cs_case_t *c, int rank, size_t lo, size_t n,
+		  uint64_t *out);
+
 /* Fill buf[0..n) with elements lo..lo+n-1 of rank's send buffer. */
 void cs_gen_fill(const cs_case_t *c, int rank, void *buf, size_t lo, size_t n);
 

@@ -13,7 +13,8 @@
  *   bias       direction tests: among elements whose result is off the
  *              reference point, the fraction on its zero side, beyond it,
  *              above it and below it, over every element and over the
- *              well-conditioned ones (float16, bfloat16, float32, float64);
+ *              well-conditioned ones (float16, bfloat16, float32, float64;
+ *              float8_e4m3 sum at P <= 64 over every element only);
  *   precision  the mean squared error in units of the probabilistic error
  *              scale sqrt(k) u A of Higham and Mary (k roundings).
  *
@@ -22,7 +23,8 @@
  *
  * Elements that are not a plain finite rounding case are ignored: exact
  * goldens (bit-checked already), NaN, overflow, saturation, max/min,
- * integers, data movement, S = 0, a non-finite result. Exact-mode inputs
+ * integers, data movement, |S| below the least normal magnitude 2^emin
+ * (S = 0 included), a non-finite result. Exact-mode inputs
  * give no evidence. The models are about random-mode inputs: accumulate
  * random-mode calls only.
  *
