@@ -28,7 +28,11 @@ if(CS_GLOO AND Gloo_FOUND AND CMAKE_CXX_COMPILER)
   # here, so that they link with the C compiler in any directory
   target_link_libraries(cs_harness PUBLIC gloo stdc++)
   message(STATUS "gloo backend: built (Gloo ${GLOO_VERSION})")
-elseif(CS_GLOO AND Gloo_FOUND)
+  # for the other folders (tests/findings/, tests/conformance/)
+  set_property(GLOBAL PROPERTY CS_HAVE_GLOO ON)
+elseif(NOT CS_GLOO)
+  message(STATUS "gloo backend: not built (CS_GLOO=OFF)")
+elseif(Gloo_FOUND)
   message(STATUS "gloo backend: not built (Gloo found, but no C++ compiler)")
 else()
   message(STATUS "gloo backend: not built (Gloo not found: install "
