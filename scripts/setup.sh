@@ -48,10 +48,9 @@ cs_packages() {
 	mpich) echo mpich libmpich-dev ;;
 	*) echo openmpi-bin libopenmpi-dev ;;
 	esac
-	# nvcc compiles host code with g++: needed only for the CUDA parts.
-	if [ "${CS_CUDA:-AUTO}" != OFF ] && command -v nvcc >/dev/null; then
-		echo g++
-	fi
+	# the gloo backend (conformance/backends/gloo/): Gloo, and g++ for
+	# its C++ files (g++ is also nvcc's host compiler for the CUDA parts)
+	echo g++ libgloo-dev
 	# scripts/test.sh's fuzz stage: clang, its libFuzzer and sanitizer
 	# runtimes (libclang-rt-dev) and its OpenMP (libomp-dev).
 	if [ "${CS_SETUP_FUZZ:-0}" = 1 ]; then

@@ -15,6 +15,7 @@
 #include "backends/registry_impl.h"
 #include "backends/registry.h"
 #include "base/result.h"
+#include "backends/gloo/backend_gloo.h"
 #include "backends/gpu/backend_gpu.h"
 #include "backends/mpi/backend_mpi.h"
 #include "backends/nccl/backend_nccl.h"
@@ -196,6 +197,12 @@ static const struct cs_builtin {
 	{ "nccl-local", cs_backend_nccl_local, "CUDA and NCCL 2.13 or newer",
 	  "NVIDIA NCCL, every rank in one process, rank i on local GPU i",
 	  "all ranks in one process" },
+	{ "gloo", cs_backend_gloo, "Gloo (Debian's libgloo-dev) and a C++ "
+	  "compiler",
+	  "Gloo's collectives (`gloo::allreduce` or a chosen allreduce "
+	  "algorithm, `allgather`, `broadcast`, `reduce`, `gather`, `scatter`, "
+	  "`alltoall(v)`, `ReduceScatterHalvingDoubling`, unbound-buffer "
+	  "send/recv) over TCP on the loopback", "one rank per process" },
 };
 
 #define NUM_BUILTINS (sizeof builtins / sizeof builtins[0])
