@@ -147,22 +147,18 @@ MPI_Op cs_mpib_op(cs_dtype_t d, cs_op_t op)
 }
 
 /*
- * Parse the backend options ("" or "ctypes=0|1|2") and set the type of
- * every dtype: the native one, the C-named one, or the user byte type.
+ * Parse the backend options (cs_mpib_parse_opts), set the api and the type
+ * of every dtype: the native one, the C-named one, or the user byte type.
  */
 static int set_types(const char *options)
 {
-	int n = 0, d;
+	struct cs_mpib_opts opts;
+	int n, d;
 
-	if (options && *options) {
-		if (strcmp(options, "ctypes=0") && strcmp(options, "ctypes=1") &&
-		    strcmp(options, "ctypes=2")) {
-			snprintf(mpib_err, sizeof mpib_err, "bad backend option "
-				 "'%.200s' (valid: ctypes=0|1|2)", options);
-			return mpib_errcode = MPI_ERR_ARG;
-		}
-		n = options[7] - '0';
-	}
+	if (cs_mpib_parse_opts(options, &opts, mpib_err, sizeof mpib_err))
+		return mpib_errcode = MPI_ERR_ARG;
+	n = opts.ctypes;
+	cs_mpib_set_api(opts.api);
 	for (d = 0; d < CS_NUM_DTYPES; d++) {
 		MPI_Datatype t = native_type((cs_dtype_t)d);
 
