@@ -19,6 +19,9 @@
 #include <string.h>
 #include <cmocka.h>
 #include "base/mpialg.h"
+#include "base/options.h"
+#include "base/result.h"
+#include "check/verdict.h"
 #include "backends/mpi/backend_mpi_impl.h"
 
 static cs_mpialg_env_t env;
@@ -206,6 +209,37 @@ static void test_backend_opts(void **state)
 					    sizeof err), -1);
 }
 
+/* the re-run line of a case carries --mpi-alg */
+static void test_repro_line(void **state)
+{
+	cs_hcase_t hc;
+	cs_run_opts_t o;
+	char line[CS_REPRO_MAX];
+	const char *tail;
+
+	(void)state;
+	memset(&hc, 0, sizeof hc);
+	memset(&o, 0, sizeof o);
+	hc.c.coll = CS_COLL_ALLREDUCE;
+	hc.c.dtype = CS_DTYPE_INT32;
+	hc.c.op = CS_OP_SUM;
+	hc.c.count = 7;
+	hc.c.nranks = 3;
+	o.backend = "mpi";
+	o.backend_opt = "api=persistent";
+	o.suite = "quick";
+	o.repeat = 2;
+	o.mpi_alg = "allreduce=ring,component=tuned";
+	assert_true(cs_run_repro(&o, &hc, 3, line, sizeof line) > 0);
+	tail = line + strlen(line) - strlen(" --mpi-alg allreduce=ring,"
+					     "component=tuned");
+	assert_string_equal(tail, " --mpi-alg allreduce=ring,component=tuned");
+	assert_non_null(strstr(line, " --backend-opt api=persistent "));
+	o.mpi_alg = NULL;
+	assert_true(cs_run_repro(&o, &hc, 3, line, sizeof line) > 0);
+	assert_null(strstr(line, "--mpi-alg"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -215,6 +249,7 @@ int main(void)
 		cmocka_unit_test(test_list_accepted),
 		cmocka_unit_test(test_library_names),
 		cmocka_unit_test(test_backend_opts),
+		cmocka_unit_test(test_repro_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
