@@ -6,11 +6,14 @@
 # signature (check, collective, dtype, op). docs/running.md, "--mpi-alg".
 #
 # usage: scripts/mpi-sweep.sh [--collspec PATH] [--ranks SPEC] [--coll L]
-#          [--keys L] [--sample] [--out DIR] [--timeout S] [--expect FILE]
+#          [--count L] [--keys L] [--sample] [--out DIR] [--timeout S]
+#          [--expect FILE] [--report DIR]
 #   --collspec PATH  the binary (default build/conformance/collspec; for
 #                    MPICH build-mpich/conformance/collspec)
 #   --ranks SPEC     world sizes (default 1-8)
 #   --coll L         only the rows of these collectives (comma list)
+#   --count L        only these counts of the quick suite (collspec run's
+#                    --count)
 #   --keys L         only these --mpi-alg keys (comma list: allreduce,
 #                    iallreduce, component, default, ...)
 #   --sample         a short sweep: ranks 2,3 and for each key its first
@@ -47,6 +50,7 @@ out=""
 timeout=60
 expect=""
 report=""
+counts=""
 
 die() { echo "mpi-sweep.sh: $*" >&2; exit 2; }
 
@@ -55,6 +59,7 @@ while [ $# -gt 0 ]; do
 	--collspec) collspec=${2:?}; shift ;;
 	--ranks) ranks=${2:?}; shift ;;
 	--coll) colls=${2:?}; shift ;;
+	--count) counts=${2:?}; shift ;;
 	--keys) keys=${2:?}; shift ;;
 	--sample) sample=1 ;;
 	--out) out=${2:?}; shift ;;
@@ -78,8 +83,9 @@ list=$("$collspec" run --mpi-alg list) || die "collspec run --mpi-alg list faile
 extra=()
 if [ "$sample" = 1 ]; then
 	[ "$ranks" = 1-8 ] && ranks=2,3
-	extra+=(--count 1,7,1025)
+	[ -z "$counts" ] && counts=1,7,1025
 fi
+[ -n "$counts" ] && extra+=(--count "$counts")
 [ -n "$expect" ] && extra+=(--expect "$expect")
 
 # in_list ITEM LIST: is ITEM in the comma list LIST (empty LIST: yes)?
@@ -106,8 +112,9 @@ row() {
 
 start=$(date +%s)
 : >"$out/rows.txt"
-printf 'library=%s\nranks=%s\n' \
-	"$(sed -n '1s/^# //p' <<<"$list" | tr '\t' ' ')" "$ranks" >"$out/sweep.txt"
+printf 'library=%s\nranks=%s%s\n' \
+	"$(sed -n '1s/^# //p' <<<"$list" | tr '\t' ' ')" "$ranks" \
+	"${counts:+, counts $counts}" >"$out/sweep.txt"
 all="allreduce,allgather,reducescatter,alltoall,alltoallv,broadcast,reduce,gather,scatter"
 if in_list default "$keys"; then
 	for api in blocking nonblocking persistent; do
