@@ -59,6 +59,8 @@ def main(out):
             if os.path.exists(path) else []
         n = count_row(name, rows, sigs)
         note = "" if rows else f" (no results: see {name}.log)"
+        if api == "multinode":
+            note = " (not run: takes only communicators that span nodes)"
         cols = "all nine" if cl.count(",") == 8 else cl
         print(f"| {name}{note} | {api} | {cols} | {len(rows)} | "
               f"{n['pass']} | {n['fail']} | {n['refused']} | {n['skip']} | "

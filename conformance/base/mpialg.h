@@ -69,7 +69,9 @@ cs_status_t cs_mpialg_env(cs_mpilib_t lib, const char *spec,
  * followed by the --coll list it applies to and the api that makes the
  * calls it selects: "allreduce=ring allreduce blocking", "iallreduce=ring
  * allreduce nonblocking", "component=sm allreduce,broadcast,reduce
- * blocking". Returns the number of lines (0 for OTHER).
+ * blocking"; the api of han is "multinode": Open MPI 4.1's han takes
+ * only communicators that span nodes. Returns the number of lines (0 for
+ * OTHER).
  */
 int cs_mpialg_list(cs_mpilib_t lib, FILE *f);
 
