@@ -1,6 +1,6 @@
 /*
- * mpich_persistent_coll.c - MPICH 4.0.2's persistent gather, allgather and
- * scatter: each MPI_Start must move the send buffers' contents at that
+ * mpich_persistent_coll.c - MPICH 4.0.2's persistent gather, scatter and
+ * allgather: each MPI_Start must move the send buffers' contents at that
  * start. Plain C11 + MPI 4, no CollSpec code.
  *
  * For each collective in turn: MPI_<Coll>_init once, then two rounds of
@@ -42,6 +42,15 @@ static int check(const char *what, int k, int n, int first)
 	return 0;
 }
 
+/* rank 0 says which collective runs next (an abort comes after it) */
+static void phase(const char *what)
+{
+	if (me == 0) {
+		printf("%s: init, then 2 starts\n", what);
+		fflush(stdout);
+	}
+}
+
 /* one round of request q: send data of round k, receive buffer -1 */
 static void round_of(MPI_Request *q, int k, int scatter)
 {
@@ -65,6 +74,7 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &P);
 	if (P > MAXP)
 		MPI_Abort(MPI_COMM_WORLD, 2);
+	phase("MPI_Gather_init");
 	MPI_Gather_init(s, N, MPI_INT, r, N, MPI_INT, 0, MPI_COMM_WORLD,
 			MPI_INFO_NULL, &q);
 	for (k = 1; k <= 2; k++) {
@@ -73,18 +83,20 @@ int main(int argc, char **argv)
 			bad |= check("MPI_Gather_init", k, P * N, 0);
 	}
 	MPI_Request_free(&q);
-	MPI_Allgather_init(s, N, MPI_INT, r, N, MPI_INT, MPI_COMM_WORLD,
-			   MPI_INFO_NULL, &q);
-	for (k = 1; k <= 2; k++) {
-		round_of(&q, k, 0);
-		bad |= check("MPI_Allgather_init", k, P * N, 0);
-	}
-	MPI_Request_free(&q);
+	phase("MPI_Scatter_init");
 	MPI_Scatter_init(s, N, MPI_INT, r, N, MPI_INT, 0, MPI_COMM_WORLD,
 			 MPI_INFO_NULL, &q);
 	for (k = 1; k <= 2; k++) {
 		round_of(&q, k, 1);
 		bad |= check("MPI_Scatter_init", k, N, me);
+	}
+	MPI_Request_free(&q);
+	phase("MPI_Allgather_init");
+	MPI_Allgather_init(s, N, MPI_INT, r, N, MPI_INT, MPI_COMM_WORLD,
+			   MPI_INFO_NULL, &q);
+	for (k = 1; k <= 2; k++) {
+		round_of(&q, k, 0);
+		bad |= check("MPI_Allgather_init", k, P * N, 0);
 	}
 	MPI_Request_free(&q);
 	MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
