@@ -262,6 +262,32 @@ static cs_status_t one_comp(cs_mpilib_t lib, const char *val,
 			"component '%s' here (valid: %s)", val, valid);
 }
 
+/* fallback=error|print|silent (MPICH only): MPIR_CVAR_COLLECTIVE_FALLBACK,
+ * replacing the "error" the algorithm keys set, wherever it stands. */
+static cs_status_t one_fallback(cs_mpilib_t lib, const char *val,
+				cs_mpialg_env_t *e)
+{
+	static const char var[] = "MPIR_CVAR_COLLECTIVE_FALLBACK";
+	int i;
+
+	if (lib != CS_MPILIB_MPICH)
+		return cs_error(CS_ERR_INVALID, "--mpi-alg: fallback= is "
+				"MPICH's; %s has no such setting",
+				cs_mpilib_name(lib));
+	if (strcmp(val, "error") && strcmp(val, "print") &&
+	    strcmp(val, "silent"))
+		return cs_error(CS_ERR_INVALID, "--mpi-alg: MPICH has no "
+				"fallback '%s' (valid: error, print, silent)",
+				val);
+	for (i = 0; i < e->n; i++)
+		if (!strncmp(e->var[i], var, sizeof var - 1)) {
+			snprintf(e->var[i], CS_MPIALG_ENV_LEN, "%s=%.8s", var, val);
+			return CS_OK;
+		}
+	return put_var(e, var, val) ? CS_OK
+		: cs_error(CS_ERR_INVALID, "--mpi-alg: too many keys");
+}
+
 /* The keys lib has, comma separated, into buf. */
 static const char *key_list(cs_mpilib_t lib, char *buf, size_t n)
 {
@@ -272,8 +298,9 @@ static const char *key_list(cs_mpilib_t lib, char *buf, size_t n)
 	for (k = 0; k < ns && used < n; k++)
 		used += (size_t)snprintf(buf + used, n - used, "%s%s",
 					 k ? ", " : "", s[k].key);
-	if (lib == CS_MPILIB_OPENMPI && used < n)
-		snprintf(buf + used, n - used, ", component");
+	if (used < n)
+		snprintf(buf + used, n - used, lib == CS_MPILIB_OPENMPI ?
+			 ", component" : ", fallback");
 	return buf;
 }
 
@@ -301,6 +328,8 @@ static cs_status_t one_item(cs_mpilib_t lib, const char *item,
 		strcat(strcat(seen, key), " ");
 	if (!strcmp(key, "component"))
 		return one_comp(lib, val, e);
+	if (!strcmp(key, "fallback"))
+		return one_fallback(lib, val, e);
 	for (k = 0; k < ns; k++)
 		if (!strcmp(s[k].key, key))
 			return one_sel(lib, &s[k], val, e);

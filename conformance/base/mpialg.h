@@ -12,7 +12,9 @@
  *   iCOLL=ALG  the same for the nonblocking call (iallreduce, ...), which
  *              --backend-opt api=nonblocking (and, in Open MPI, persistent)
  *              makes;
- *   component=NAME  (Open MPI) the coll component that gets priority 100.
+ *   component=NAME  (Open MPI) the coll component that gets priority 100;
+ *   fallback=error|print|silent  (MPICH) MPIR_CVAR_COLLECTIVE_FALLBACK,
+ *              error unless given (below).
  * Open MPI 4.1: COLL is coll_tuned's <coll>_algorithm (with
  * use_dynamic_rules=1; reducescatter is reduce_scatter_block's, the call
  * the mpi backend makes), iCOLL libnbc's i<coll>_algorithm; ALG is a name
@@ -22,7 +24,9 @@
  * with MPIR_CVAR_COLLECTIVE_FALLBACK=error: an algorithm that cannot take
  * a call's arguments makes the call fail ("User set collective algorithm
  * is not usable for the provided arguments") instead of running MPICH's
- * own choice silently, so no case passes on an algorithm not named.
+ * own choice silently, so no case passes on an algorithm not named. The
+ * algorithms that run other collectives inside (smp) then fail where an
+ * inner call refuses it: fallback=silent lets those inner calls fall back.
  */
 #ifndef CS_MPIALG_H
 #define CS_MPIALG_H

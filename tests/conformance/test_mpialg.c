@@ -95,6 +95,12 @@ static void test_mpich_env(void **state)
 		     "recursive_halving",
 		     "MPIR_CVAR_IREDUCE_SCATTER_BLOCK_INTRA_ALGORITHM="
 		     "tsp_recexch"));
+	expect_env(CS_MPILIB_MPICH, "allreduce=smp,fallback=silent",
+		   V("MPIR_CVAR_COLLECTIVE_FALLBACK=silent",
+		     "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=smp"));
+	expect_env(CS_MPILIB_MPICH, "fallback=print,reduce=smp",
+		   V("MPIR_CVAR_COLLECTIVE_FALLBACK=print",
+		     "MPIR_CVAR_REDUCE_INTRA_ALGORITHM=smp"));
 	expect_env(CS_MPILIB_MPICH, "ialltoallv=tsp_blocked",
 		   V("MPIR_CVAR_COLLECTIVE_FALLBACK=error",
 		     "MPIR_CVAR_IALLTOALLV_INTRA_ALGORITHM=tsp_blocked"));
@@ -127,6 +133,9 @@ static void test_refused(void **state)
 			 "recursive_doubling"));
 	expect_refused(CS_MPILIB_MPICH, "allreduce=3", V("'3'"));
 	expect_refused(CS_MPILIB_MPICH, "component=han", V("Open MPI's"));
+	expect_refused(CS_MPILIB_MPICH, "fallback=never",
+		       V("no fallback 'never' (valid: error, print, silent)"));
+	expect_refused(CS_MPILIB_OPENMPI, "fallback=silent", V("MPICH's"));
 	expect_refused(CS_MPILIB_OTHER, "allreduce=ring", V("neither"));
 }
 
