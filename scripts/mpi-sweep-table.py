@@ -27,7 +27,9 @@ def count_row(name, rows, sigs):
     n = collections.Counter()
     for r in rows:
         v = r["verdict"]
-        if refused(r):
+        if r.get("aborted"):  # (the run's own record: no case)
+            n["aborted"] += 1
+        elif refused(r):
             n["refused"] += 1
         elif v == "FAIL":
             n["fail"] += 1
@@ -58,7 +60,8 @@ def main(out):
         rows = [json.loads(l) for l in open(path)] \
             if os.path.exists(path) else []
         n = count_row(name, rows, sigs)
-        note = "" if rows else f" (no results: see {name}.log)"
+        rows = [r for r in rows if not r.get("aborted")]
+        note = "" if rows else f" (no case ran: see {name}.log)"
         if api == "multinode":
             note = " (not run: takes only communicators that span nodes)"
         cols = "all nine" if cl.count(",") == 8 else cl
