@@ -14,7 +14,7 @@ import json
 import os
 import sys
 
-REFUSE = ("not usable for the provided arguments",
+REFUSE = ("not usable for the provided",
           "MPI_ERR_UNSUPPORTED_OPERATION", "exited with status 52")
 
 

@@ -61,8 +61,8 @@ static void innermost(char *text, size_t n)
 	if (!msg || !msg[2])
 		return;
 	*stack = '\0';
-	snprintf(out, sizeof out, "%.*s: %s (the last line of MPICH's error "
-		 "stack)", (int)strcspn(text, ","), text, msg + 2);
+	snprintf(out, sizeof out, "%.*s: %s", (int)strcspn(text, ","), text,
+		 msg + 2);
 	k = strlen(out) < n ? strlen(out) : n - 1;
 	memcpy(text, out, k);
 	text[k] = '\0';
