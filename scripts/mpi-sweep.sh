@@ -28,8 +28,9 @@
 # communicators that span nodes, is listed as not run), plus "default" rows
 # without --mpi-alg for api=blocking, nonblocking and persistent.
 #
-# MPICH: a row whose worker stops before any case (an algorithm that runs
-# other collectives inside, like smp, whose inner calls refuse it under
+# MPICH: a row whose run was aborted (its worker stopped before the cases
+# of a world size: an algorithm that runs other collectives inside, like
+# smp, or that MPICH's own communicator set-up runs, refused there under
 # MPIR_CVAR_COLLECTIVE_FALLBACK=error) is run again with fallback=silent,
 # as NAME+silent.
 #
@@ -142,10 +143,11 @@ while read -r spec cl api; do
 		continue
 	fi
 	row "${spec//=/-}" "$api" "$cl" "$spec"
-	# MPICH: an algorithm whose inner collectives refuse it (smp) stops
-	# the worker before any case under fallback=error: again, silent
+	# MPICH: an algorithm whose inner collectives refuse it (smp), or
+	# that MPICH's own communicator set-up runs, stops the worker before
+	# the cases of a world size under fallback=error: again, silent
 	if [[ "$list" == "# MPICH"* ]] &&
-	   ! grep -q '"index"' "$out/${spec//=/-}.jsonl" 2>/dev/null; then
+	   grep -q '"aborted"' "$out/${spec//=/-}.jsonl" 2>/dev/null; then
 		row "${spec//=/-}+silent" "$api" "$cl" "$spec,fallback=silent"
 	fi
 done <<<"$list"
