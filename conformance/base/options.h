@@ -21,6 +21,7 @@ typedef struct cs_run_opts {
 	const char *expect; /* --expect FILE: known failures (expect.h) */
 	const char *grid;   /* --grid G (suite patterns), NULL: per pattern */
 	const char *comm_log; /* --comm-log FILE (suite patterns) */
+	const char *mpi_alg;  /* --mpi-alg SPEC (base/mpialg.h), NULL: none */
 	size_t first; /* --first K: cases with index < K are not run */
 	int sizes[CS_MAX_SIZES], nsizes;
 	int fail_on_warn, quiet, verbose;

@@ -16,6 +16,7 @@
 #include "base/names.h"
 #include "base/repro.h"
 #include "base/result.h"
+#include "base/mpialg.h"
 #include "base/options.h"
 #include "suite/suite.h"
 #include "csref/grid.h"
@@ -243,7 +244,7 @@ int cs_run_repro(const cs_run_opts_t *o, const cs_hcase_t *hc, int world,
 	int len = cs_repro_format(hc, world, o->backend, o->backend_opt,
 				  o->suite, buf, n);
 	int more;
-	char extra[CS_GRID_SPEC_MAX + 32] = "";
+	char extra[CS_GRID_SPEC_MAX + 32 + CS_MPIALG_SPEC_MAX] = "";
 
 	/* a --grid (checked text: lower-case names, digits, commas) and a
 	 * --repeat that is not the default */
@@ -251,6 +252,9 @@ int cs_run_repro(const cs_run_opts_t *o, const cs_hcase_t *hc, int world,
 		snprintf(extra, sizeof extra, " --grid %s", o->grid);
 	else if (!hc->pattern && o->repeat != 2)
 		snprintf(extra, sizeof extra, " --repeat %d", o->repeat);
+	if (o->mpi_alg) /* (checked text: names, digits, '=', ',', '-') */
+		snprintf(extra + strlen(extra), sizeof extra - strlen(extra),
+			 " --mpi-alg %.*s", (int)(sizeof extra / 2), o->mpi_alg);
 	if (len <= 0 || !extra[0])
 		return len;
 	more = snprintf(buf && (size_t)len < n ? buf + len : NULL,

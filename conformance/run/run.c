@@ -8,8 +8,10 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "collspec/backend.h"
+#include "backends/mpilib.h"
 #include "backends/registry.h"
 #include "base/commands.h"
 #include "run/run_args.h"
@@ -86,6 +88,43 @@ static int run_worker(const cs_run_opts_t *o, const cs_backend_t *b)
 }
 
 /*
+ * --mpi-alg: `list` prints what this MPI library offers (1); otherwise the
+ * spec is checked against the library (the driver: before any launch) and,
+ * in a worker, set in the environment before MPI_Init. 0 to go on, 1 when
+ * the listing is the whole run, 2 (said why) on a bad spec.
+ */
+static int mpi_alg(const cs_run_opts_t *o, int worker)
+{
+	char version[128];
+	cs_mpilib_t lib;
+
+	if (!o->mpi_alg)
+		return 0;
+	if (!strcmp(o->mpi_alg, "list")) {
+		lib = cs_mpilib_detect(version, sizeof version);
+		if (lib != CS_MPILIB_OTHER) {
+			fprintf(o->out, "# %s\n", version);
+			cs_mpialg_list(lib, o->out);
+			return 1;
+		}
+		fprintf(stderr, "collspec run: --mpi-alg list: this MPI library "
+			"(%s) is neither Open MPI nor MPICH\n", version);
+		return 2;
+	}
+	if (strcmp(o->backend, "mpi")) {
+		fprintf(stderr, "collspec run: --mpi-alg selects the MPI "
+			"library's own algorithms: it needs --backend mpi, not "
+			"'%s'\n", o->backend);
+		return 2;
+	}
+	if (cs_mpilib_apply_alg(o->mpi_alg, worker) != CS_OK) {
+		fprintf(stderr, "collspec run: %s\n", cs_last_error());
+		return 2;
+	}
+	return 0;
+}
+
+/*
  * `collspec run`: parse, then drive (--ranks outside a launcher: the
  * backend's code is never run in this process) or work (under a launcher,
  * a single process, or a worker the driver started with --results).
@@ -103,8 +142,13 @@ int cs_cmd_run(int argc, char **argv)
 	else if (o->help)
 		rc = 0;
 	else {
+		int drive = o->nsizes && !cs_run_launched() && !o->results;
+
 		o->out = claim_stdout();
-		if (o->nsizes && !cs_run_launched() && !o->results)
+		rc = mpi_alg(o, !drive);
+		if (rc)
+			rc = rc == 1 ? 0 : rc;
+		else if (drive)
 			rc = cs_run_sweep(o);
 		else
 			rc = run_worker(o, backend_inproc(o));

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "base/cli_parse.h"
+#include "base/mpialg.h"
 #include "backends/registry.h"
 #include "report/report.h"
 #include "base/result.h"
@@ -41,6 +42,10 @@ static const char run_usage[] =
 "  --backend-opt STR    option string given to the backend's init (at\n"
 "                       most %d bytes, no control characters)\n"
 "  --suite NAME         quick | full | patterns (default quick)\n"
+"  --mpi-alg SPEC       (--backend mpi) the MPI library's own algorithm or\n"
+"                       component: COLL=ALG[,...], iCOLL=ALG for the\n"
+"                       nonblocking calls, component=NAME (Open MPI);\n"
+"                       --mpi-alg list prints what this library has\n"
 "  --ranks SPEC         world sizes: 4, 1-8, 2,4,8 (driver mode)\n"
 "filters (comma lists; default: the whole suite):\n"
 "  --coll L  --dtype L  --op L  --mode L  --comm L  --a2av-pattern L\n"
@@ -86,7 +91,7 @@ enum opt_id {
 	O_COUNT, O_INPLACE, O_COMM, O_ROOT, O_MISALIGN, O_A2AV, O_SEED,
 	O_TIMEOUT, O_JSON, O_JUNIT, O_RANKS, O_RESULTS, O_FIRST, O_MPIEXEC,
 	O_FAIL_ON_WARN, O_QUIET, O_VERBOSE, O_REPEAT, O_EXPECT, O_HELP,
-	O_PATTERN, O_VARIANT, O_GRID, O_COMM_LOG
+	O_PATTERN, O_VARIANT, O_GRID, O_COMM_LOG, O_MPI_ALG
 };
 
 struct opt {
@@ -114,6 +119,7 @@ static const struct opt opt_table[] = {
 	{"--expect", 1, O_EXPECT, 0}, /* applied by the report */
 	{"--pattern", 1, O_PATTERN, 1}, {"--variant", 1, O_VARIANT, 1},
 	{"--grid", 1, O_GRID, 1}, {"--comm-log", 1, O_COMM_LOG, 1},
+	{"--mpi-alg", 1, O_MPI_ALG, 1},
 	{"--help", 0, O_HELP, 0}, {"-h", 0, O_HELP, 0},
 };
 
@@ -192,6 +198,10 @@ static cs_status_t apply_opt(cs_run_opts_t *o, enum opt_id id, const char *v)
 		o->grid = v;
 		break;
 	case O_COMM_LOG: o->comm_log = v; break;
+	case O_MPI_ALG:
+		st = cs_check_text("--mpi-alg", v, CS_MPIALG_SPEC_MAX);
+		o->mpi_alg = v;
+		break;
 	case O_FAIL_ON_WARN: o->fail_on_warn = 1; break;
 	case O_QUIET: o->quiet = 1; break;
 	case O_VERBOSE: o->verbose++; break;

@@ -23,6 +23,11 @@
  * fewer. On LP64, ctypes=1 gives MPI_SIGNED_CHAR, MPI_INT, MPI_LONG (and
  * the unsigned ones), ctypes=2 MPI_LONG_LONG for the 64-bit dtypes.
  *
+ * Calls: `--backend-opt api=blocking|nonblocking|persistent` (with
+ * ctypes=, comma separated) makes each collective MPI_<Coll>, MPI_I<coll>
+ * and a wait, or a persistent request started twice
+ * (backend_mpi_api.c); sendrecv is skipped under the last two.
+ *
  * Errors: the backend's communicators return MPI errors
  * (MPI_ERRORS_RETURN); every function returns the ABI's status (0, or an
  * MPI error code) and error_string names the failed MPI call and quotes
@@ -116,6 +121,18 @@ static int mpib_supports(cs_bcomm_t c, const cs_backend_query_t *q,
 {
 	size_t most = q->count;
 
+	if (cs_mpib_api() != CS_MPIB_BLOCKING && q->coll == CS_COLL_SENDRECV) {
+		snprintf(reason, len, "sendrecv is point to point: api=%s "
+			 "applies to the collectives",
+			 cs_mpib_api_name(cs_mpib_api()));
+		return 0;
+	}
+	if (cs_mpib_api() == CS_MPIB_PERSISTENT && !CS_MPIB_HAVE_PERSISTENT) {
+		snprintf(reason, len, "api=persistent: this MPI (version %d.%d) "
+			 "has neither MPI-4's MPI_<Coll>_init nor Open MPI's "
+			 "MPIX_<Coll>_init", MPI_VERSION, MPI_SUBVERSION);
+		return 0;
+	}
 	if (q->coll == CS_COLL_ALLTOALLV) /* displacements span P blocks */
 		most = q->count > (size_t)INT_MAX / 4 ? (size_t)INT_MAX + 1
 						     : 4 * q->count * (size_t)q->nranks;

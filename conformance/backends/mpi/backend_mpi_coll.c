@@ -39,6 +39,34 @@ static int fail(int code, const char *msg)
 	return cs_mpib_fail(code, msg);
 }
 
+/* A reduction's call: n elements of d from s (MPI_IN_PLACE or a buffer)
+ * reduced with op into r (at root for a reduce), region the bytes it
+ * writes here. */
+static struct cs_mpib_call red_call(enum cs_mpib_kind k, const void *s,
+				    void *r, size_t n, cs_dtype_t d, cs_op_t op,
+				    int root, struct mpib_comm *m,
+				    void *region, size_t bytes)
+{
+	struct cs_mpib_call c = {.kind = k, .s = s, .r = r, .rn = (int)n,
+				 .rt = mtype(d), .op = mop(d, op), .root = root,
+				 .comm = m->comm, .region = region,
+				 .region_bytes = bytes};
+	return c;
+}
+
+/* A data movement's call: sn elements of st from s, rn of d into r. */
+static struct cs_mpib_call move_call(enum cs_mpib_kind k, const void *s,
+				     int sn, MPI_Datatype st, void *r, int rn,
+				     cs_dtype_t d, int root,
+				     struct mpib_comm *m, size_t bytes)
+{
+	struct cs_mpib_call c = {.kind = k, .s = s, .sn = sn, .st = st,
+				 .r = r, .rn = rn, .rt = mtype(d), .root = root,
+				 .comm = m->comm, .region = r,
+				 .region_bytes = bytes};
+	return c;
+}
+
 /* ---- reductions ------------------------------------------------------------ */
 
 /* Does op need each rank's input pre-multiplied first? */
@@ -83,6 +111,7 @@ int cs_mpib_allreduce(const void *s, void *r, size_t count, cs_dtype_t d,
 		      void *stream)
 {
 	struct mpib_comm *m = c;
+	struct cs_mpib_call c_;
 	const void *src;
 	void *tmp;
 	int rc = prepared_input(s, count, d, op, m->size, scalar, s == r, &src,
@@ -90,9 +119,10 @@ int cs_mpib_allreduce(const void *s, void *r, size_t count, cs_dtype_t d,
 
 	if (rc)
 		return rc;
-	rc = MPI_Allreduce(s == r ? MPI_IN_PLACE : src, r, (int)count, mtype(d),
-			   mop(d, op), m->comm);
-	if (mpi_check(rc, "MPI_Allreduce") == MPI_SUCCESS)
+	c_ = red_call(CS_MPIB_ALLREDUCE, s == r ? MPI_IN_PLACE : src, r, count,
+		      d, op, 0, m, r, count * cs_dtype_size(d));
+	rc = cs_mpib_call(&c_);
+	if (rc == MPI_SUCCESS)
 		cs_op_finish(d, op, m->size, r, count);
 	free(tmp);
 	return rc;
@@ -107,6 +137,7 @@ int cs_mpib_reducescatter(const void *s, void *r, size_t count,
 	struct mpib_comm *m = c;
 	size_t es = cs_dtype_size(d), all = count * (size_t)m->size;
 	int inplace = r == (const char *)s + (size_t)m->rank * count * es;
+	struct cs_mpib_call c_;
 	const void *src;
 	void *tmp;
 	int rc = prepared_input(s, all, d, op, m->size, scalar, inplace, &src,
@@ -115,12 +146,13 @@ int cs_mpib_reducescatter(const void *s, void *r, size_t count,
 	if (rc)
 		return rc;
 	if (inplace)
-		rc = MPI_Reduce_scatter_block(MPI_IN_PLACE, (void *)s, (int)count,
-					      mtype(d), mop(d, op), m->comm);
+		c_ = red_call(CS_MPIB_REDUCE_SCATTER_BLOCK, MPI_IN_PLACE,
+			      (void *)s, count, d, op, 0, m, (void *)s, all * es);
 	else
-		rc = MPI_Reduce_scatter_block(src, r, (int)count, mtype(d),
-					      mop(d, op), m->comm);
-	if (mpi_check(rc, "MPI_Reduce_scatter_block") == MPI_SUCCESS && inplace)
+		c_ = red_call(CS_MPIB_REDUCE_SCATTER_BLOCK, src, r, count, d,
+			      op, 0, m, r, count * es);
+	rc = cs_mpib_call(&c_);
+	if (rc == MPI_SUCCESS && inplace)
 		memmove(r, s, count * es);
 	if (rc == MPI_SUCCESS)
 		cs_op_finish(d, op, m->size, r, count);
@@ -134,6 +166,7 @@ int cs_mpib_reduce(const void *s, void *r, size_t count, cs_dtype_t d,
 {
 	struct mpib_comm *m = c;
 	int at_root = m->rank == root, inplace = at_root && s == r;
+	struct cs_mpib_call c_;
 	const void *src;
 	void *tmp;
 	int rc = prepared_input(s, count, d, op, m->size, scalar, inplace, &src,
@@ -141,9 +174,11 @@ int cs_mpib_reduce(const void *s, void *r, size_t count, cs_dtype_t d,
 
 	if (rc)
 		return rc;
-	rc = MPI_Reduce(inplace ? MPI_IN_PLACE : src, at_root ? r : NULL,
-			(int)count, mtype(d), mop(d, op), root, m->comm);
-	if (mpi_check(rc, "MPI_Reduce") == MPI_SUCCESS && at_root)
+	c_ = red_call(CS_MPIB_REDUCE, inplace ? MPI_IN_PLACE : src,
+		      at_root ? r : NULL, count, d, op, root, m, r,
+		      at_root ? count * cs_dtype_size(d) : 0);
+	rc = cs_mpib_call(&c_);
+	if (rc == MPI_SUCCESS && at_root)
 		cs_op_finish(d, op, m->size, r, count);
 	free(tmp);
 	return rc;
@@ -155,31 +190,32 @@ int cs_mpib_allgather(const void *s, void *r, size_t count, cs_dtype_t d,
 		      cs_bcomm_t c, void *stream)
 {
 	struct mpib_comm *m = c;
-	size_t es = cs_dtype_size(d);
-	int rc;
+	size_t es = cs_dtype_size(d), bytes = count * (size_t)m->size * es;
+	struct cs_mpib_call c_;
 
 	if (s == (const char *)r + (size_t)m->rank * count * es)
-		rc = MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r,
-				   (int)count, mtype(d), m->comm);
+		c_ = move_call(CS_MPIB_ALLGATHER, MPI_IN_PLACE, 0,
+			       MPI_DATATYPE_NULL, r, (int)count, d, 0, m, bytes);
 	else
-		rc = MPI_Allgather(s, (int)count, mtype(d), r, (int)count,
-				   mtype(d), m->comm);
-	return mpi_check(rc, "MPI_Allgather");
+		c_ = move_call(CS_MPIB_ALLGATHER, s, (int)count, mtype(d), r,
+			       (int)count, d, 0, m, bytes);
+	return cs_mpib_call(&c_);
 }
 
 int cs_mpib_alltoall(const void *s, void *r, size_t count, cs_dtype_t d,
 		     cs_bcomm_t c, void *stream)
 {
 	struct mpib_comm *m = c;
-	int rc;
+	size_t bytes = count * (size_t)m->size * cs_dtype_size(d);
+	struct cs_mpib_call c_;
 
 	if (s == r)
-		rc = MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r,
-				  (int)count, mtype(d), m->comm);
+		c_ = move_call(CS_MPIB_ALLTOALL, MPI_IN_PLACE, 0,
+			       MPI_DATATYPE_NULL, r, (int)count, d, 0, m, bytes);
 	else
-		rc = MPI_Alltoall(s, (int)count, mtype(d), r, (int)count,
-				  mtype(d), m->comm);
-	return mpi_check(rc, "MPI_Alltoall");
+		c_ = move_call(CS_MPIB_ALLTOALL, s, (int)count, mtype(d), r,
+			       (int)count, d, 0, m, bytes);
+	return cs_mpib_call(&c_);
 }
 
 /* size_t counts and displacements as MPI's ints: true, or false when
@@ -208,16 +244,36 @@ static size_t span_of(const size_t *cnt, const size_t *disp, int n)
 	return end;
 }
 
+/* MPI_Alltoallv from s (MPI_IN_PLACE: no send layout) with the layouts
+ * ia (send counts, displacements, receive counts, displacements) into r,
+ * whose recv_elems elements the call writes. */
+static int a2av_call(const void *s, const int *ia, void *r, cs_dtype_t d,
+		     struct mpib_comm *m, size_t recv_elems)
+{
+	int P = m->size, inplace = s == MPI_IN_PLACE;
+	struct cs_mpib_call c_ = {
+		.kind = CS_MPIB_ALLTOALLV, .s = s, .sc = inplace ? NULL : ia,
+		.sd = inplace ? NULL : ia + P,
+		.st = inplace ? MPI_DATATYPE_NULL : mtype(d), .r = r,
+		.rc = ia + 2 * P, .rd = ia + 3 * P, .rt = mtype(d),
+		.comm = m->comm, .region = r,
+		.region_bytes = recv_elems * cs_dtype_size(d)};
+
+	return cs_mpib_call(&c_);
+}
+
 /*
  * In place, MPI_Alltoallv takes the send layout from the receive one, so
  * MPI_IN_PLACE is used when every rank's layouts agree; otherwise the send
  * blocks are copied aside and the call is made out of place.
  */
-static int alltoallv_inplace(const size_t *sc, const size_t *sd, void *r,
+static int alltoallv_inplace(const size_t *sc, const size_t *sd,
+			     const size_t *rcnt, const size_t *rd, void *r,
 			     const int *ia, cs_dtype_t d, struct mpib_comm *m)
 {
 	int P = m->size, same = 1, all = 0, i, rc;
 	const int *isc = ia, *isd = ia + P, *irc = ia + 2 * P, *ird = ia + 3 * P;
+
 	size_t bytes = span_of(sc, sd, P) * cs_dtype_size(d);
 	void *tmp;
 
@@ -227,19 +283,16 @@ static int alltoallv_inplace(const size_t *sc, const size_t *sd, void *r,
 	if (mpi_check(rc, "MPI_Allreduce (of the in-place layouts)"))
 		return rc;
 	if (all)
-		return mpi_check(MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL,
-					       MPI_DATATYPE_NULL, r, irc, ird,
-					       mtype(d), m->comm),
-				 "MPI_Alltoallv");
+		return a2av_call(MPI_IN_PLACE, ia, r, d, m,
+				 span_of(rcnt, rd, P));
 	tmp = malloc(bytes ? bytes : 1);
 	if (!tmp)
 		return fail(MPI_ERR_NO_MEM, "mpi backend: out of memory for an "
 			    "in-place alltoallv copy");
 	memcpy(tmp, r, bytes);
-	rc = MPI_Alltoallv(tmp, isc, isd, mtype(d), r, irc, ird, mtype(d),
-			   m->comm);
+	rc = a2av_call(tmp, ia, r, d, m, span_of(rcnt, rd, P));
 	free(tmp);
-	return mpi_check(rc, "MPI_Alltoallv");
+	return rc;
 }
 
 int cs_mpib_alltoallv(const void *s, const size_t *sc, const size_t *sd,
@@ -258,11 +311,9 @@ int cs_mpib_alltoallv(const void *s, const size_t *sc, const size_t *sd,
 			    "above INT_MAX: this MPI has no large-count calls");
 	}
 	if (s == r)
-		st = alltoallv_inplace(sc, sd, r, ia, d, m);
+		st = alltoallv_inplace(sc, sd, rc, rd, r, ia, d, m);
 	else
-		st = mpi_check(MPI_Alltoallv(s, ia, ia + P, mtype(d), r,
-					     ia + 2 * P, ia + 3 * P, mtype(d),
-					     m->comm), "MPI_Alltoallv");
+		st = a2av_call(s, ia, r, d, m, span_of(rc, rd, P));
 	free(ia);
 	return st;
 }
@@ -271,34 +322,37 @@ int cs_mpib_broadcast(const void *s, void *r, size_t count, cs_dtype_t d,
 		      int root, cs_bcomm_t c, void *stream)
 {
 	struct mpib_comm *m = c;
+	struct cs_mpib_call c_;
 
 	if (m->rank == root && s != r && count)
 		memcpy(r, s, count * cs_dtype_size(d));
-	return mpi_check(MPI_Bcast(r, (int)count, mtype(d), root, m->comm),
-			 "MPI_Bcast");
+	c_ = move_call(CS_MPIB_BCAST, NULL, 0, MPI_DATATYPE_NULL, r, (int)count,
+		       d, root, m, count * cs_dtype_size(d));
+	return cs_mpib_call(&c_);
 }
 
 int cs_mpib_gather(const void *s, void *r, size_t count, cs_dtype_t d,
 		   int root, cs_bcomm_t c, void *stream)
 {
 	struct mpib_comm *m = c;
-	size_t bytes = count * cs_dtype_size(d);
+	size_t bytes = count * cs_dtype_size(d), all = bytes * (size_t)m->size;
 	char *mine = (char *)r + (size_t)root * bytes;
-	int rc;
+	struct cs_mpib_call c_;
 
 	if (m->rank != root)
-		rc = MPI_Gather(s, (int)count, mtype(d), NULL, 0, mtype(d),
-				root, m->comm);
+		c_ = move_call(CS_MPIB_GATHER, s, (int)count, mtype(d), NULL, 0,
+			       d, root, m, 0);
 	else if (s == r || s == mine) {
 		if (s == r && root != 0 && count) /* input at the start */
 			memmove(mine, r, bytes);
-		rc = MPI_Gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r,
-				(int)count, mtype(d), root, m->comm);
+		c_ = move_call(CS_MPIB_GATHER, MPI_IN_PLACE, 0,
+			       MPI_DATATYPE_NULL, r, (int)count, d, root, m,
+			       all);
 	} else {
-		rc = MPI_Gather(s, (int)count, mtype(d), r, (int)count,
-				mtype(d), root, m->comm);
+		c_ = move_call(CS_MPIB_GATHER, s, (int)count, mtype(d), r,
+			       (int)count, d, root, m, all);
 	}
-	return mpi_check(rc, "MPI_Gather");
+	return cs_mpib_call(&c_);
 }
 
 int cs_mpib_scatter(const void *s, void *r, size_t count, cs_dtype_t d,
@@ -307,20 +361,23 @@ int cs_mpib_scatter(const void *s, void *r, size_t count, cs_dtype_t d,
 	struct mpib_comm *m = c;
 	size_t bytes = count * cs_dtype_size(d);
 	const char *mine = (const char *)s + (size_t)root * bytes;
+	struct cs_mpib_call c_;
 	int rc;
 
 	if (m->rank != root)
-		return mpi_check(MPI_Scatter(NULL, 0, mtype(d), r, (int)count,
-					     mtype(d), root, m->comm),
-				 "MPI_Scatter");
-	if (r == mine || r == s)
-		rc = MPI_Scatter(s, (int)count, mtype(d), MPI_IN_PLACE, 0,
-				 MPI_DATATYPE_NULL, root, m->comm);
+		c_ = move_call(CS_MPIB_SCATTER, NULL, 0, mtype(d), r,
+			       (int)count, d, root, m, bytes);
+	else if (r == mine || r == s) /* (MPI_IN_PLACE: nothing written) */
+		c_ = move_call(CS_MPIB_SCATTER, s, (int)count, mtype(d),
+			       MPI_IN_PLACE, 0, d, root, m, 0);
 	else
-		rc = MPI_Scatter(s, (int)count, mtype(d), r, (int)count,
-				 mtype(d), root, m->comm);
-	if (mpi_check(rc, "MPI_Scatter") == MPI_SUCCESS && r == s &&
-	    root != 0 && count)
+		c_ = move_call(CS_MPIB_SCATTER, s, (int)count, mtype(d), r,
+			       (int)count, d, root, m, bytes);
+	if (m->rank == root && (r == mine || r == s))
+		c_.rt = MPI_DATATYPE_NULL;
+	rc = cs_mpib_call(&c_);
+	if (rc == MPI_SUCCESS && m->rank == root && r == s && root != 0 &&
+	    count)
 		memmove(r, mine, bytes); /* the root's block to the start */
 	return rc;
 }

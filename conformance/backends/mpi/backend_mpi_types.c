@@ -39,6 +39,35 @@ int cs_mpib_fail(int code, const char *msg)
  * message for error_string names the call and gives the MPI library's own
  * text for rc (MPI_Error_string), on one line.
  */
+/*
+ * MPICH's error strings are a stack, outermost call first, one line each
+ * ("Other MPI error, error stack:\nMPI_X(...) failed\n...\nMPIR_X_impl
+ * (5491)....: User set collective algorithm is not usable ..."): the cause
+ * is the last line, past any cut of the reason. Such a text becomes its
+ * class and that line's message; any other text is left as it is.
+ */
+static void innermost(char *text, size_t n)
+{
+	char *stack = strstr(text, "error stack:"), *last, *msg, out[512];
+	size_t k;
+
+	if (!stack)
+		return;
+	for (last = text + strlen(text); last > stack && (last[-1] == '\n' ||
+						       last[-1] == ' ');)
+		*--last = '\0';
+	last = strrchr(stack, '\n');
+	msg = last ? strstr(last, ": ") : NULL;
+	if (!msg || !msg[2])
+		return;
+	*stack = '\0';
+	snprintf(out, sizeof out, "%.*s: %s", (int)strcspn(text, ","), text,
+		 msg + 2);
+	k = strlen(out) < n ? strlen(out) : n - 1;
+	memcpy(text, out, k);
+	text[k] = '\0';
+}
+
 int cs_mpib_check(int rc, const char *call)
 {
 	char text[MPI_MAX_ERROR_STRING];
@@ -49,6 +78,7 @@ int cs_mpib_check(int rc, const char *call)
 		return rc;
 	if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
 		snprintf(text, sizeof text, "(no text from MPI_Error_string)");
+	innermost(text, sizeof text);
 	snprintf(mpib_err, sizeof mpib_err, "%s failed: %s (MPI error %d)",
 		 call, text, rc);
 	for (p = mpib_err; *p; p++)
@@ -147,22 +177,18 @@ MPI_Op cs_mpib_op(cs_dtype_t d, cs_op_t op)
 }
 
 /*
- * Parse the backend options ("" or "ctypes=0|1|2") and set the type of
- * every dtype: the native one, the C-named one, or the user byte type.
+ * Parse the backend options (cs_mpib_parse_opts), set the api and the type
+ * of every dtype: the native one, the C-named one, or the user byte type.
  */
 static int set_types(const char *options)
 {
-	int n = 0, d;
+	struct cs_mpib_opts opts;
+	int n, d;
 
-	if (options && *options) {
-		if (strcmp(options, "ctypes=0") && strcmp(options, "ctypes=1") &&
-		    strcmp(options, "ctypes=2")) {
-			snprintf(mpib_err, sizeof mpib_err, "bad backend option "
-				 "'%.200s' (valid: ctypes=0|1|2)", options);
-			return mpib_errcode = MPI_ERR_ARG;
-		}
-		n = options[7] - '0';
-	}
+	if (cs_mpib_parse_opts(options, &opts, mpib_err, sizeof mpib_err))
+		return mpib_errcode = MPI_ERR_ARG;
+	n = opts.ctypes;
+	cs_mpib_set_api(opts.api);
 	for (d = 0; d < CS_NUM_DTYPES; d++) {
 		MPI_Datatype t = native_type((cs_dtype_t)d);
 
