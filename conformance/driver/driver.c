@@ -132,7 +132,7 @@ static void take_line(struct driver *d, struct launch *l, const char *line)
 	if (!l->has_pending && l->finals && r.hc.index + 1 == l->next)
 		return;
 	l->has_pending = 0;
-	l->faulted = strcmp(r.check, "guard_page") == 0;
+	l->faulted = strcmp(r.check, "guardpage") == 0;
 	l->finals++;
 	l->next = r.hc.index + 1;
 	d->sink(&r, d->ctx);

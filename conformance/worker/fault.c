@@ -77,7 +77,7 @@ static void report(const cs_gpage_hit_t *h)
 		line[n] = '\n';
 		write_all(results_fd, line, (size_t)n + 1);
 	}
-	n = snprintf(line, sizeof line, "collspec: FAIL guard_page, case #%zu: "
+	n = snprintf(line, sizeof line, "collspec: FAIL guardpage, case #%zu: "
 		     "%s\n", tmpl.hc.index, tmpl.detail);
 	if (n > 0)
 		write_all(STDERR_FILENO, line, (size_t)n < sizeof line
@@ -133,7 +133,7 @@ void cs_fault_case(const cs_run_opts_t *o, const char *backend,
 	tmpl.hc = *hc;
 	snprintf(tmpl.backend, sizeof tmpl.backend, "%s", backend);
 	tmpl.verdict = CS_V_FAIL;
-	snprintf(tmpl.check, sizeof tmpl.check, "guard_page");
+	snprintf(tmpl.check, sizeof tmpl.check, "guardpage");
 	cs_run_repro(o, hc, world, tmpl.repro, sizeof tmpl.repro);
 	armed = installed;
 }

@@ -6,7 +6,7 @@
  * (check/guardpage.h). A call that reads or writes beyond a buffer's
  * guard bytes faults there; the worker's SIGSEGV handler looks the
  * faulting address up in the registry of those pages and, when it is
- * one, ends the process with a FAIL of check "guard_page" for the case
+ * one, ends the process with a FAIL of check "guardpage" for the case
  * that was running, naming the rank, the buffer and the side: written to
  * the driver's results file (driver.h) as the case's final line, and to
  * stderr. A fault anywhere else is left to the handler that was there
@@ -28,7 +28,7 @@ int cs_fault_install(const char *results);
 
 /*
  * Note the case about to run on this process's ranks: its result as the
- * handler would write it (check "guard_page", the re-run line for world
+ * handler would write it (check "guardpage", the re-run line for world
  * size `world` on o's backend, named `backend`). Cheap: one re-run line.
  */
 void cs_fault_case(const cs_run_opts_t *o, const char *backend,

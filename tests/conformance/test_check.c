@@ -143,7 +143,7 @@ static void assert_layout(const cs_exec_t *e, int bi, const char *what)
 	assert_int_equal(cs_gpage_find(b->alloc, &h), 0);
 }
 
-static void test_guard_pages(void **state)
+static void test_guardpages(void **state)
 {
 	static const size_t counts[] = {0, 1, 13, 16, 1000, 4093};
 	int seen[2] = {0, 0}, mis, k, r;
@@ -487,7 +487,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_correct_passes),
 		cmocka_unit_test(test_guards),
-		cmocka_unit_test(test_guard_pages),
+		cmocka_unit_test(test_guardpages),
 		cmocka_unit_test(test_guard_span_checked),
 		cmocka_unit_test(test_sendbuf_and_value),
 		cmocka_unit_test(test_nonroot_untouched),
