@@ -8,7 +8,7 @@ One Markdown row per algorithm: cases, pass (PASS, INFO or WARN), fail,
 refused, skip, xfail; then the failures grouped by signature (check,
 collective, dtype, op) with the rows each appears in. Refused: a FAIL
 whose reason is the library refusing a forced algorithm (mpi-sweep.sh's
-top comment and docs/running.md section 3.2 say which texts)."""
+top comment and docs/running.md section 3.5 say which texts)."""
 import collections
 import json
 import os

@@ -112,6 +112,12 @@ static const cs_check_info_t checks[] = {
 	 "the driver",
 	 "driver mode only: the case outlived `--timeout`; its processes were "
 	 "killed and the sweep resumes after the case"},
+	{"guardpage", V(FAIL), CS_CHECK_UNRANKED, CS_CHECK_CASE,
+	 CS_CHECKF_MEMORY, "the rank that faulted",
+	 "host memory: the call read or wrote beyond a buffer's guard bytes, "
+	 "into the inaccessible page before or after it, and the rank "
+	 "faulted; the reason names the rank, the buffer and the side, and "
+	 "the sweep resumes after the case"},
 	{"profile", V(INFO), CS_CHECK_UNRANKED, CS_CHECK_CASE, CS_CHECKF_OTHER,
 	 "the merge of all ranks",
 	 "an implementation-defined behaviour was observed (`nan=ignore` or "

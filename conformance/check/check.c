@@ -102,7 +102,7 @@ static void check_guards(const cs_exec_t *e, int bi, cs_local_t *l)
 	const cs_gbuf_t *b = &e->buf[bi];
 	size_t es = cs_dtype_size(e->c.dtype);
 	long before = guard_diff(b->alloc, b->pre, 0);
-	long after = guard_diff(b->data + b->elems * es, CS_GUARD_BYTES, 1);
+	long after = guard_diff(b->data + b->elems * es, b->post, 1);
 	char who[160], reason[256], detail[512];
 
 	if (before < 0 && after < 0)

@@ -4,7 +4,9 @@
  * and misalignment, device copies, the inputs of each call (the case's own
  * or fresh ones), and the backend call on them.
  *
- * Layout of a buffer: [guard | misalignment pad | elements | guard]. The
+ * Layout of a buffer: [guard | misalignment pad | elements | guard], in a
+ * span of whole pages between two inaccessible ones (exec.h, guardpage.h),
+ * so that an access beyond the guard bytes faults. The
  * guard and pad bytes hold a known pattern; elements that the collective
  * must not write hold a canary that is a function of the element's
  * position; the send range holds the rank's generated input.
@@ -15,6 +17,7 @@
 #include "csref/a2av.h"
 #include "csref/case.h"
 #include "check/exec.h"
+#include "check/guardpage.h"
 #include "suite/suite.h"
 #include "csgpu/device.h"
 #include "csref/arith.h"
@@ -90,25 +93,63 @@ static void layout(cs_exec_t *e, size_t L[2])
 	L[1] = 0;
 }
 
-static cs_status_t gbuf_alloc(cs_gbuf_t *b, size_t elems, size_t esize,
-			      int misalign)
+/* Place a buffer of n element bytes in a span of whole pages: tight at
+ * the end or at the start (exec.h), element 0 misalignment m bytes past a
+ * 64-byte boundary. */
+static void gbuf_place(cs_gbuf_t *b, size_t n, size_t m, int end)
 {
-	size_t pre = CS_GUARD_BYTES + (size_t)misalign * esize, bytes;
+	size_t pg = cs_gpage_size(), G = CS_GUARD_BYTES;
+
+	b->bytes = (G + m + n + G + 63 + pg - 1) / pg * pg;
+	b->tight_end = end;
+	if (end) { /* the tail's length keeps element 0 on its boundary */
+		b->post = G + (64 - (n + m) % 64) % 64;
+		b->pre = b->bytes - b->post - n;
+	} else {
+		b->pre = G + m;
+		b->post = b->bytes - b->pre - n;
+	}
+}
+
+static cs_status_t gbuf_alloc(cs_gbuf_t *b, size_t elems, size_t esize,
+			      int misalign, int end)
+{
+	size_t m = (size_t)misalign * esize;
 
 	memset(b, 0, sizeof *b);
-	if (elems > ((size_t)-1 - 2 * pre - 64) / esize)
+	if (elems > ((size_t)-1 - 2 * (CS_GUARD_BYTES + m) - 65536) / esize)
 		return cs_error(CS_ERR_OVERFLOW, "buffer of %zu elements of %zu "
 				"bytes overflows", elems, esize);
-	bytes = (pre + elems * esize + CS_GUARD_BYTES + 63) & ~(size_t)63;
-	b->alloc = aligned_alloc(64, bytes);
+	gbuf_place(b, elems * esize, m, end);
+	b->alloc = cs_gpage_map(b->bytes);
 	if (!b->alloc)
 		return cs_error(CS_ERR_NOMEM, "cannot allocate %zu bytes for a "
-				"buffer of %zu elements", bytes, elems);
-	b->data = b->alloc + pre;
+				"buffer of %zu elements", b->bytes, elems);
+	b->data = b->alloc + b->pre;
 	b->elems = elems;
-	b->pre = pre;
-	b->bytes = bytes;
 	return CS_OK;
+}
+
+/* Which side of buffer bi is tight against its page: a function of the
+ * case (its key, count, in-place and misalignment, all on its re-run
+ * line), the world rank and the buffer, so that the cases of a suite
+ * have both, from two ranks on every case has both, and a re-run the
+ * same. */
+static int tight_end(const cs_exec_t *e, int bi)
+{
+	uint64_t h = cs_case_key(&e->c) ^ e->c.count * 0x9e3779b97f4a7c15ull;
+
+	h = cs_mix64(h ^ (uint64_t)(e->inplace * 2 + e->misalign));
+	return (int)((h ^ (uint64_t)(unsigned)e->world_rank ^
+		      (uint64_t)(unsigned)bi) & 1u);
+}
+
+/* The buffer's name in messages (check.c's words). */
+static const char *gbuf_name(const cs_exec_t *e, int bi)
+{
+	if (e->nbuf == 1)
+		return "in-place buffer";
+	return bi == 0 ? "send buffer" : "receive buffer";
 }
 
 /* The alltoallv matrix for this communicator and this rank's layout. */
@@ -134,6 +175,12 @@ static cs_status_t setup_a2av(cs_exec_t *e, const cs_hcase_t *hc)
 
 cs_status_t cs_exec_setup(cs_exec_t *e, const cs_hcase_t *hc, int P, int rank)
 {
+	return cs_exec_setup_at(e, hc, P, rank, rank);
+}
+
+cs_status_t cs_exec_setup_at(cs_exec_t *e, const cs_hcase_t *hc, int P,
+			     int rank, int world_rank)
+{
 	size_t L[2], es = cs_dtype_size(hc->c.dtype);
 	cs_status_t st;
 	int i;
@@ -144,6 +191,7 @@ cs_status_t cs_exec_setup(cs_exec_t *e, const cs_hcase_t *hc, int P, int rank)
 	e->c.root = cs_coll_rooted(hc->c.coll) ? hc->c.root % P : 0;
 	e->c.a2av_counts = NULL;
 	e->rank = rank;
+	e->world_rank = world_rank;
 	e->inplace = hc->inplace;
 	e->misalign = hc->misalign;
 	if (e->c.coll == CS_COLL_ALLTOALLV && (st = setup_a2av(e, hc)) != CS_OK)
@@ -154,9 +202,15 @@ cs_status_t cs_exec_setup(cs_exec_t *e, const cs_hcase_t *hc, int P, int rank)
 		cs_a2av_layout(&e->c, rank, e->sc, e->sd, e->rc, e->rd);
 	layout(e, L);
 	e->nbuf = e->inplace ? 1 : 2;
-	for (i = 0; i < e->nbuf; i++)
-		if ((st = gbuf_alloc(&e->buf[i], L[i], es, e->misalign)) != CS_OK)
+	for (i = 0; i < e->nbuf; i++) {
+		cs_gbuf_t *b = &e->buf[i];
+
+		st = gbuf_alloc(b, L[i], es, e->misalign, tight_end(e, i));
+		if (st != CS_OK)
 			goto out_free;
+		cs_gpage_label(b->alloc, b->bytes, b->data, L[i] * es, L[i],
+			       world_rank, rank, gbuf_name(e, i));
+	}
 	cs_store(e->c.dtype, e->scalar, 0, cs_gen_scalar(&e->c, rank));
 	e->seed0 = e->c.seed;
 	e->ncalls = 1;
@@ -228,8 +282,8 @@ void cs_exec_free(cs_exec_t *e)
 	int i;
 
 	free_device(e);
-	free(e->buf[0].alloc);
-	free(e->buf[1].alloc);
+	cs_gpage_unmap(e->buf[0].alloc, e->buf[0].bytes);
+	cs_gpage_unmap(e->buf[1].alloc, e->buf[1].bytes);
 	free(e->a2av);
 	free(e->first);
 	for (i = 0; i < 4; i++)
@@ -288,7 +342,7 @@ static void fill_buf(const cs_exec_t *e, const cs_gbuf_t *b)
 
 	for (p = 0; p < b->pre; p++)
 		b->alloc[p] = cs_exec_guard_byte(p, 0);
-	for (p = 0; p < CS_GUARD_BYTES; p++)
+	for (p = 0; p < b->post; p++)
 		b->data[b->elems * es + p] = cs_exec_guard_byte(p, 1);
 #pragma omp parallel for if (b->elems > CHECK_BLOCK) schedule(static)
 	for (p = 0; p < b->elems; p++)

@@ -11,16 +11,27 @@
 #include "collspec/backend.h"
 #include "suite/suite.h"
 
-/* Bytes of guard pattern before and after every buffer. */
+/* Bytes of guard pattern at least before and after every buffer. */
 #define CS_GUARD_BYTES 64
 
-/* One buffer with guard bytes on both sides. */
+/*
+ * One buffer with guard bytes on both sides, in a span of whole pages
+ * between two inaccessible pages (check/guardpage.h). Element 0 sits
+ * misalign elements past a 64-byte boundary. Every byte of the span
+ * outside the elements is guard pattern, and one side is tight against
+ * its inaccessible page: the start (pre = CS_GUARD_BYTES + misalignment)
+ * or the end (post = CS_GUARD_BYTES plus the up to 63 bytes that keep
+ * element 0's alignment); the rest of the page is guard on the other side.
+ */
 typedef struct cs_gbuf {
-	unsigned char *alloc; /* what malloc returned */
+	unsigned char *alloc; /* the span's first byte (cs_gpage_map) */
 	unsigned char *data;  /* element 0 (after the guard and misalignment) */
 	size_t elems;         /* elements between the guards */
 	size_t pre;           /* bytes from alloc to data */
-	size_t bytes;         /* bytes from alloc, guards included */
+	size_t post;          /* bytes from the elements' end to the span's */
+	size_t bytes;         /* bytes from alloc, guards included: the span */
+	int tight_end;        /* 1: post is tight against the page after,
+				 0: pre against the page before */
 	unsigned char *dev;   /* CS_MEM_CUDA: the device copy of alloc's bytes
 				 (data at dev + pre), else NULL */
 } cs_gbuf_t;
@@ -29,6 +40,7 @@ typedef struct cs_gbuf {
 typedef struct cs_exec {
 	cs_case_t c;           /* nranks = communicator size, root inside it */
 	int rank;              /* rank in the communicator */
+	int world_rank;        /* rank in the world (cs_exec_setup_at) */
 	int inplace, misalign;
 	int nbuf;              /* 1 in place (buf[0] only), else 2 */
 	cs_gbuf_t buf[2];      /* [0] send buffer, [1] receive buffer */
@@ -65,6 +77,13 @@ typedef struct cs_exec {
  * message; e is then freed.
  */
 cs_status_t cs_exec_setup(cs_exec_t *e, const cs_hcase_t *hc, int P, int rank);
+
+/* cs_exec_setup for the rank of world rank world_rank: which side of each
+ * buffer lies against its inaccessible page depends on it (so that ranks
+ * alone in a split communicator differ too), and a fault names it.
+ * cs_exec_setup takes world_rank = rank. */
+cs_status_t cs_exec_setup_at(cs_exec_t *e, const cs_hcase_t *hc, int P,
+			     int rank, int world_rank);
 void cs_exec_free(cs_exec_t *e);
 
 /*

@@ -127,7 +127,12 @@ static void take_line(struct driver *d, struct launch *l, const char *line)
 			d->o->on_start(&r, d->ctx);
 		return;
 	}
+	/* a second final line for the case just finished: more than one
+	 * rank reported a fault on a guard page (worker/fault.c) */
+	if (!l->has_pending && l->finals && r.hc.index + 1 == l->next)
+		return;
 	l->has_pending = 0;
+	l->faulted = strcmp(r.check, "guardpage") == 0;
 	l->finals++;
 	l->next = r.hc.index + 1;
 	d->sink(&r, d->ctx);
@@ -300,10 +305,12 @@ static cs_status_t run_world(struct driver *d, int P, size_t ncases)
 		}
 		describe_end(d, &l, end, how, sizeof how);
 		if (l.finals) { /* died between cases: resume after the last */
+			first = l.next;
+			if (l.faulted) /* the rank said why (worker/fault.c) */
+				continue;
 			fprintf(stderr, "collspec: warning: the worker at %d "
 				"ranks ended abnormally after case %zu (%s); "
 				"resuming\n", P, l.next - 1, how);
-			first = l.next;
 			continue;
 		}
 		if (first == failed_at)

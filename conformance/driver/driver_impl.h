@@ -59,6 +59,9 @@ struct launch {
 	size_t first, started, finals, next; /* next: index after the last */
 	cs_result_t pending;
 	int has_pending;
+	int faulted;             /* the last final line is a rank's fault on
+				    a guard page (worker/fault.c): the launch
+				    ends after it by design */
 	double t_pending, t_last;
 	char *buf;               /* bytes read, not yet a complete line */
 	size_t len, cap;

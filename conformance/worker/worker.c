@@ -17,6 +17,7 @@
 #include "check/identity.h"
 #include "worker/precheck.h"
 #include "report/results_file.h"
+#include "worker/fault.h"
 
 /* ---- buffers ------------------------------------------------------------------ */
 
@@ -51,7 +52,7 @@ static int prepare(cs_worker_t *w, const struct cs_wvar *var, int i,
 	}
 	if (cs_backend_takes(w->b, var->comm[i], hc, var->size[i], reason, n))
 		return 1;
-	if (cs_exec_setup(e, hc, var->size[i], var->rank[i]) != CS_OK) {
+	if (cs_exec_setup_at(e, hc, var->size[i], var->rank[i], wr) != CS_OK) {
 		snprintf(reason, n, "rank %d: %s", wr, cs_last_error());
 		return 2;
 	}
@@ -356,6 +357,7 @@ static void run_cases(cs_worker_t *w, const cs_hcase_t *cases, size_t n)
 			cs_report_start(w->rep, &cases[i]);
 		if (lead)
 			cs_results_start(w->results, &cases[i], w->backend_name);
+		cs_fault_case(w->o, w->backend_name, &cases[i], w->g->world);
 		cs_worker_case(w, &cases[i], res);
 		if (!lead)
 			continue;
@@ -388,6 +390,7 @@ int cs_worker_run(const cs_run_opts_t *o, cs_rgroup_t *g,
 	w.b = b;
 	w.n = g->nlocal;
 	if (cs_worker_start(&w, &cases, &n)) {
+		cs_fault_install(o->results);
 		if (w.rep)
 			cs_report_set_total(w.rep, count_from(cases, n, o->first));
 		run_cases(&w, cases, n);
@@ -406,6 +409,7 @@ int cs_worker_run(const cs_run_opts_t *o, cs_rgroup_t *g,
 		w.flag[i] = code;
 	if (w.flag)
 		code = g->ops->max(g, w.flag);
+	cs_fault_uninstall();
 	cs_worker_stop(&w);
 	free(cases);
 	return code;

@@ -14,6 +14,7 @@
 #include "csref/compare.h"
 #include "check/check.h"
 #include "check/exec.h"
+#include "check/guardpage.h"
 #include "check/khash.h"
 #include "base/names.h"
 #include "base/result.h"
@@ -109,6 +110,100 @@ static void test_guards(void **state)
 	assert_string_equal(l.check, "guard");
 	assert_non_null(strstr(l.reason, "send buffer"));
 	cs_exec_free(&e);
+}
+
+/* One buffer's layout in its span (exec.h): element 0 on its boundary,
+ * at least 64 guard bytes each side, one side tight against its page,
+ * and the registry naming the page on each side. */
+static void assert_layout(const cs_exec_t *e, int bi, const char *what)
+{
+	const cs_gbuf_t *b = &e->buf[bi];
+	size_t m = (size_t)e->misalign * 4, n = b->elems * 4;
+	cs_gpage_hit_t h;
+
+	assert_int_equal(((uintptr_t)b->data - m) % 64, 0);
+	assert_int_equal(b->pre + n + b->post, b->bytes);
+	assert_int_equal(b->bytes % cs_gpage_size(), 0);
+	assert_true(b->pre >= 64 + m && b->post >= 64);
+	if (b->tight_end)
+		assert_true(b->post <= 127);
+	else
+		assert_int_equal(b->pre, 64 + m);
+	assert_int_equal(cs_gpage_find(b->alloc - 1, &h), 1);
+	assert_int_equal(h.side, CS_GPAGE_BEFORE);
+	assert_int_equal(h.distance, b->pre + 1);
+	assert_string_equal(h.what, what);
+	assert_int_equal(h.rank, e->rank);
+	assert_int_equal(h.world_rank, e->world_rank);
+	assert_int_equal(cs_gpage_find(b->alloc + b->bytes + 7, &h), 1);
+	assert_int_equal(h.side, CS_GPAGE_AFTER);
+	assert_int_equal(h.distance, b->post + 7);
+	assert_int_equal(h.elems, b->elems);
+	assert_int_equal(cs_gpage_find(b->alloc + b->bytes - 1, &h), 0);
+	assert_int_equal(cs_gpage_find(b->alloc, &h), 0);
+}
+
+static void test_guardpages(void **state)
+{
+	static const size_t counts[] = {0, 1, 13, 16, 1000, 4093};
+	int seen[2] = {0, 0}, mis, k, r;
+
+	(void)state;
+	for (k = 0; k < 6; k++)
+		for (mis = 0; mis < 2; mis++)
+			for (r = 0; r < 2; r++) {
+				cs_hcase_t hc = hcase(CS_COLL_ALLREDUCE, 2,
+						      counts[k], 0, mis);
+				cs_exec_t e;
+
+				assert_int_equal(cs_exec_setup(&e, &hc, 2, r),
+						 CS_OK);
+				assert_layout(&e, 0, "send buffer");
+				assert_layout(&e, 1, "receive buffer");
+				/* the two ranks place a buffer on opposite
+				 * sides */
+				seen[e.buf[1].tight_end ^ r]++;
+				assert_int_equal(e.buf[0].tight_end,
+						 !e.buf[1].tight_end);
+				cs_exec_free(&e);
+			}
+	/* cases differ in layout: both occur for rank 0's receive buffer */
+	assert_true(seen[0] > 0 && seen[1] > 0);
+}
+
+/* Every guard byte of the span is checked, however far from the
+ * elements: the last byte of the span, the first. */
+static void test_guard_span_checked(void **state)
+{
+	cs_hcase_t hc = hcase(CS_COLL_ALLREDUCE, 1, 37, 0, 1);
+	cs_exec_t e;
+	cs_local_t l;
+	int bi;
+
+	(void)state;
+	for (bi = 0; bi < 2; bi++) {
+		run_p1(&e, &hc);
+		e.buf[bi].alloc[e.buf[bi].bytes - 1] ^= 1;
+		l = check(&e);
+		assert_string_equal(l.check, "guard");
+		assert_non_null(strstr(l.reason, "past its end"));
+		cs_exec_free(&e);
+		run_p1(&e, &hc);
+		e.buf[bi].alloc[0] ^= 1;
+		l = check(&e);
+		assert_string_equal(l.check, "guard");
+		assert_non_null(strstr(l.reason, "before its start"));
+		cs_exec_free(&e);
+	}
+	/* freed: no page of the case is named any more */
+	run_p1(&e, &hc);
+	{
+		unsigned char *lo = e.buf[1].alloc;
+		cs_gpage_hit_t h;
+
+		cs_exec_free(&e);
+		assert_int_equal(cs_gpage_find(lo - 1, &h), 0);
+	}
 }
 
 static void test_sendbuf_and_value(void **state)
@@ -392,6 +487,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_correct_passes),
 		cmocka_unit_test(test_guards),
+		cmocka_unit_test(test_guardpages),
+		cmocka_unit_test(test_guard_span_checked),
 		cmocka_unit_test(test_sendbuf_and_value),
 		cmocka_unit_test(test_nonroot_untouched),
 		cmocka_unit_test(test_inplace_layouts),

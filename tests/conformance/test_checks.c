@@ -170,7 +170,7 @@ static void test_families(void **state)
 		{"ovfrule", CS_CHECKF_VALUES}, {"sign", CS_CHECKF_VALUES},
 		{"bias", CS_CHECKF_VALUES}, {"precision", CS_CHECKF_VALUES},
 		{"guard", CS_CHECKF_MEMORY}, {"sendbuf", CS_CHECKF_MEMORY},
-		{"untouched", CS_CHECKF_MEMORY},
+		{"untouched", CS_CHECKF_MEMORY}, {"guardpage", CS_CHECKF_MEMORY},
 		{"identity", CS_CHECKF_IDENTITY},
 		{"bitidentity", CS_CHECKF_IDENTITY},
 		{"crash", CS_CHECKF_CRASH}, {"hang", CS_CHECKF_CRASH},

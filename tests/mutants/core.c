@@ -267,6 +267,24 @@ static void zero_flip(const struct mu_call *c, int r, void *out)
 	for (size_t i = 0; i < n; i++)
 		if ((i < lo || i >= end) && cs_load(c->d, out, i) == 0)
 			cs_store(c->d, out, i, sign);
+/* Accesses far outside an allreduce's receive range, beyond the harness's
+ * guard bytes (the guard pages catch them). */
+static void far_access(const struct mu_call *c, void *out)
+{
+	unsigned char *o = out;
+	size_t end = c->count * cs_dtype_size(c->d);
+
+	/* AR_FAR_AFTER: the byte 64 past the receive range is flipped */
+	if (MUTANT(AR_FAR_AFTER))
+		o[end + 64] ^= 0xffu;
+	/* AR_FAR_READ: the byte 256 past the receive range is read (a
+	 * vector load that runs over); nothing is written */
+	if (MUTANT(AR_FAR_READ))
+		(void)*(volatile unsigned char *)(o + end + 256);
+	/* IP_AR_FAR_BEFORE: the byte 128 before the receive range is
+	 * flipped */
+	if (MUTANT(IP_AR_FAR_BEFORE))
+		o[-128] ^= 0xffu;
 }
 
 static int allreduce(const struct mu_call *c, int r, void *out)
@@ -297,7 +315,10 @@ static int allreduce(const struct mu_call *c, int r, void *out)
 		       c->in[r] + (n - 1) * es, es);
 		n--;
 	}
-	return fold(c, r, 0, n, out);
+	if (fold(c, r, 0, n, out))
+		return 1;
+	far_access(c, out);
+	return 0;
 }
 
 static int reducescatter(const struct mu_call *c, int r, void *out)

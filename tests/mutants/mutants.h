@@ -27,12 +27,13 @@
 	X(BC_2ND_OVERRUN) X(SR_SUBCOMM) X(GA_HANG) X(SC_CRASH) X(AR_FORGE)   \
 	X(PAT_SPLIT_WORLD) X(PAT_BLOCK_REV) X(AR_RD_SWAP) X(AR_RD_PROMISE)   \
 	X(AR_ZERO_FLIP)                                                      \
+	X(AR_FAR_AFTER) X(AR_FAR_READ)                                       \
 	/* all ranks in one process (base_ip.c) */                           \
 	X(IP_SPLIT_ORDER) X(IP_BC_CHUNK) X(IP_GA_TAIL) X(IP_A2AV_PACKED)     \
 	X(IP_RD_ROOT) X(IP_A2A_ALIAS) X(IP_RS_UNDERRUN) X(IP_AG_CLOBBER)     \
 	X(IP_SC_CLOBBER) X(IP_RD_F64ACC) X(IP_AR_RANKROUND) X(IP_RD_NONDET)  \
 	X(IP_SR_2ND_STALE) X(IP_AR_SUBCOMM) X(IP_A2A_HANG) X(IP_A2AV_CRASH)  \
-	X(IP_PAT_SPLIT_WORLD) X(IP_PAT_BLOCK_REV)
+	X(IP_PAT_SPLIT_WORLD) X(IP_PAT_BLOCK_REV) X(IP_AR_FAR_BEFORE)
 
 #define MU_ENUM_(name) MUT_##name,
 enum mu_mutant { MU_LIST(MU_ENUM_) MU_NUM };
