@@ -267,6 +267,8 @@ static void zero_flip(const struct mu_call *c, int r, void *out)
 	for (size_t i = 0; i < n; i++)
 		if ((i < lo || i >= end) && cs_load(c->d, out, i) == 0)
 			cs_store(c->d, out, i, sign);
+}
+
 /* Accesses far outside an allreduce's receive range, beyond the harness's
  * guard bytes (the guard pages catch them). */
 static void far_access(const struct mu_call *c, void *out)
