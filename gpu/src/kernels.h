@@ -14,9 +14,24 @@
 #include "csgpu/exec.h"
 #include "csgpu/sched.h"
 
-/* At most this many channels (lanes per rank); each rank has this many
- * step counters. */
-#define CSG_MAX_CHAN 32
+/* At most CSG_MAX_CHAN channels (lanes per rank; csgpu/sched.h); each
+ * rank has this many step counters. */
+
+/*
+ * A world's abort record, in host-mapped memory (every device and the host
+ * read it while kernels run). A lane that waited longer than the call's
+ * timeout fills it and sets flag; every lane polls flag while it waits and
+ * returns when it is set, as does every lane when the host sets it (a
+ * launch on another device failed). The host reads it after the call and
+ * sets the counters back (runtime.cu). claim: 0 until one lane owns the
+ * record (atomicCAS), so that two lanes giving up at once do not mix it.
+ */
+typedef struct csg_abort {
+	volatile unsigned int flag;
+	unsigned int claim;
+	int rank, chan, whom;
+	unsigned long long want, got, waited_ns;
+} csg_abort_t;
 
 /* Threads per block (one block per lane). */
 #define CSG_THREADS 512
@@ -36,6 +51,10 @@
  *          counters of every channel c' reach base[c']; this call's step t
  *          is finished when the lane's counter reaches base[c] + t + 1.
  *   nrank, rank: the ranks of this launch (on this device).
+ *   abort: the world's abort record (host-mapped; see csg_abort_t).
+ *   timeout_ns: how long a lane waits for a counter before it gives up.
+ *   stall: a test hook (csg_world_stall_next): the lanes of this rank
+ *          never publish a step; -1 for none.
  */
 typedef struct csg_kargs {
 	csg_plan_t plan;
@@ -43,6 +62,9 @@ typedef struct csg_kargs {
 	void *buf[CSG_MAX_RANKS][3];
 	uint64_t *flag[CSG_MAX_RANKS];
 	uint64_t base[CSG_MAX_CHAN];
+	csg_abort_t *abort;
+	uint64_t timeout_ns;
+	int stall;
 	int nrank;
 	signed char rank[CSG_MAX_RANKS];
 } csg_kargs_t;

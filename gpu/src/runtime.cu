@@ -10,8 +10,15 @@
  * rank's stream then waits for every device's kernel (any rank's buffers
  * may be read by any kernel). The kernels also wait on the step counters
  * of the previous call before touching a buffer (step.cuh).
+ *
+ * A call that cannot finish (a lane waited past the timeout, or a launch
+ * failed after other devices' grids started) is aborted through the
+ * world's host-mapped abort record: every lane returns, the context stays
+ * usable, and csg_world_check reports it and sets every counter back to
+ * the world's bases, so the next call starts clean.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cuda_runtime.h>
@@ -21,11 +28,13 @@
 #include "csref/arith.h"
 #include "csref/catalog.h"
 #include "kernels.h"
+#include "peer.h"
 
 struct csg_world {
 	int P;
 	int ndev;                           /* devices used: min(seen, P) */
 	int sms;                            /* SMs of the smallest device */
+	int dev_sms[CSG_MAX_RANKS];         /* SMs of each used device */
 	uint64_t *flag[CSG_MAX_RANKS];      /* CSG_MAX_CHAN counters each */
 	void *tmp[CSG_MAX_RANKS];           /* scratch of each rank */
 	size_t tmp_bytes[CSG_MAX_RANKS];
@@ -35,8 +44,14 @@ struct csg_world {
 	cudaEvent_t ev_dev[CSG_MAX_RANKS];  /* per device: kernel done */
 	size_t *vmat[CSG_MAX_RANKS];        /* per device: alltoallv matrix */
 	size_t vmat_bytes[CSG_MAX_RANKS];
+	csg_abort_t *abort;                 /* host-mapped (kernels.h) */
+	uint64_t timeout_ns;                /* a lane's longest wait */
+	int stall;                          /* test hook: csg_world_stall_next */
 	csg_kargs_t args;                   /* of the call being launched */
 };
+
+/* A lane's longest wait by default: far beyond any step of a sane call. */
+#define CSG_DEFAULT_TIMEOUT_NS (30ull * 1000 * 1000 * 1000)
 
 /* A launch's arguments travel as one kernel parameter. */
 static_assert(sizeof(csg_kargs_t) <= 4096, "csg_kargs_t exceeds 4 KiB");
@@ -69,9 +84,8 @@ static cs_status_t csg_enable_peers(csg_world_t *w)
 						"access)", d, e);
 			if ((err = cudaSetDevice(d)) != cudaSuccess)
 				return cs_gpu_error(err, "cudaSetDevice");
-			err = cudaDeviceEnablePeerAccess(e, 0);
-			if (err == cudaErrorPeerAccessAlreadyEnabled)
-				err = cudaGetLastError(); /* clears it */
+			err = csg_peer_outcome(cudaDeviceEnablePeerAccess(e, 0),
+					       cudaGetLastError);
 			if (err != cudaSuccess)
 				return cs_gpu_error(err, "cudaDeviceEnablePeerAccess");
 		}
@@ -98,6 +112,7 @@ static cs_status_t csg_world_devices(csg_world_t *w)
 					"csg_world_create: device %d has no "
 					"cooperative launch", d);
 		w->sms = w->sms == 0 || sms < w->sms ? sms : w->sms;
+		w->dev_sms[d] = sms;
 		if ((err = cudaSetDevice(d)) != cudaSuccess ||
 		    (err = cudaStreamCreate(&w->stream[d])) != cudaSuccess ||
 		    (err = cudaEventCreateWithFlags(&w->ev_dev[d],
@@ -115,23 +130,51 @@ static cs_status_t csg_world_devices(csg_world_t *w)
 	return CS_OK;
 }
 
-/* Each rank's counters, zeroed, on its device. */
-static cs_status_t csg_world_flags(csg_world_t *w)
+/* Every rank's counters set to the world's bases, done before returning
+ * (explicitly synchronised: the kernels of any device read them). */
+static cs_status_t csg_set_counters(csg_world_t *w)
 {
-	size_t bytes = CSG_MAX_CHAN * sizeof(uint64_t);
-	cs_status_t st;
 	cudaError_t err;
 	int r;
 
+	for (r = 0; r < w->P; r++)
+		if ((err = cudaSetDevice(csg_dev(w, r))) != cudaSuccess ||
+		    (err = cudaMemcpy(w->flag[r], w->base, sizeof(w->base),
+				      cudaMemcpyHostToDevice)) != cudaSuccess ||
+		    (err = cudaDeviceSynchronize()) != cudaSuccess)
+			return cs_gpu_error(err, "counter initialisation");
+	return CS_OK;
+}
+
+/* Each rank's counters on its device, zeroed (the bases are 0), and the
+ * abort record in host-mapped memory that every device reaches. */
+static cs_status_t csg_world_flags(csg_world_t *w)
+{
+	cs_status_t st;
+	cudaError_t err;
+	void *dp;
+	int r;
+
 	for (r = 0; r < w->P; r++) {
-		st = cs_dev_alloc(csg_dev(w, r), bytes, (void **)&w->flag[r]);
+		st = cs_dev_alloc(csg_dev(w, r), sizeof(w->base),
+				  (void **)&w->flag[r]);
 		if (st != CS_OK)
 			return st;
-		if ((err = cudaSetDevice(csg_dev(w, r))) != cudaSuccess ||
-		    (err = cudaMemset(w->flag[r], 0, bytes)) != cudaSuccess)
-			return cs_gpu_error(err, "counter initialisation");
 	}
-	return CS_OK;
+	if ((err = cudaHostAlloc((void **)&w->abort, sizeof(*w->abort),
+				 cudaHostAllocMapped | cudaHostAllocPortable)) !=
+		    cudaSuccess ||
+	    (err = cudaHostGetDevicePointer(&dp, w->abort, 0)) != cudaSuccess)
+		return cs_gpu_error(err, "abort record allocation");
+	if (dp != (void *)w->abort)
+		return cs_error(CS_ERR_UNSUPPORTED,
+				"csg_world_create: host-mapped memory has a "
+				"different device address (no unified "
+				"addressing)");
+	memset(w->abort, 0, sizeof(*w->abort));
+	w->timeout_ns = CSG_DEFAULT_TIMEOUT_NS;
+	w->stall = -1;
+	return csg_set_counters(w);
 }
 
 cs_status_t csg_world_create(int P, csg_world_t **out)
@@ -191,6 +234,8 @@ void csg_world_destroy(csg_world_t *w)
 		if (w->ev_dev[d])
 			cudaEventDestroy(w->ev_dev[d]);
 	}
+	if (w->abort)
+		cudaFreeHost(w->abort);
 	cudaGetLastError();
 	cudaSetDevice(cur);
 	free(w);
@@ -208,15 +253,12 @@ int csg_world_device(const csg_world_t *w, int r)
 	return csg_dev(w, r);
 }
 
-cs_status_t csg_world_sync(csg_world_t *w)
+/* Wait for every used device (the current device is left changed). */
+static cs_status_t csg_sync_devices(csg_world_t *w)
 {
 	cs_status_t st = CS_OK, s;
-	int d, cur;
+	int d;
 
-	if (!w)
-		return cs_error(CS_ERR_INVALID, "csg_world_sync: world is NULL");
-	if (cudaGetDevice(&cur) != cudaSuccess)
-		cur = 0;
 	for (d = 0; d < w->ndev; d++) {
 		s = cs_gpu_error(cudaSetDevice(d), "cudaSetDevice");
 		if (s == CS_OK)
@@ -225,8 +267,86 @@ cs_status_t csg_world_sync(csg_world_t *w)
 		if (st == CS_OK)
 			st = s;
 	}
+	return st;
+}
+
+/* After an aborted call: wait for every lane to have returned, set the
+ * counters back to the bases, clear the record; the message says what the
+ * record held (x, copied before it is cleared). */
+static cs_status_t csg_recover(csg_world_t *w)
+{
+	csg_abort_t x;
+	cs_status_t st;
+
+	st = csg_sync_devices(w);
+	x = *w->abort;
+	if (st == CS_OK)
+		st = csg_set_counters(w);
+	if (st != CS_OK)
+		return st;
+	memset(w->abort, 0, sizeof(*w->abort));
+	if (!x.claim)
+		return cs_error(CS_ERR_INTERNAL,
+				"csgpu: call aborted after a failed launch; "
+				"counters set back, the next call starts clean");
+	return cs_error(CS_ERR_INTERNAL,
+			"csgpu: call aborted: rank %d channel %d waited %.3f s "
+			"for rank %d's counter to reach %llu (it was %llu); "
+			"counters set back, the next call starts clean",
+			x.rank, x.chan, (double)x.waited_ns * 1e-9, x.whom,
+			x.want, x.got);
+}
+
+cs_status_t csg_world_check(csg_world_t *w)
+{
+	cs_status_t st;
+	int cur;
+
+	if (!w)
+		return cs_error(CS_ERR_INVALID, "csg_world_check: world is NULL");
+	if (!w->abort->flag)
+		return CS_OK;
+	if (cudaGetDevice(&cur) != cudaSuccess)
+		cur = 0;
+	st = csg_recover(w);
 	cudaSetDevice(cur);
 	return st;
+}
+
+cs_status_t csg_world_sync(csg_world_t *w)
+{
+	cs_status_t st;
+	int cur;
+
+	if (!w)
+		return cs_error(CS_ERR_INVALID, "csg_world_sync: world is NULL");
+	if (cudaGetDevice(&cur) != cudaSuccess)
+		cur = 0;
+	st = csg_sync_devices(w);
+	cudaSetDevice(cur);
+	if (st != CS_OK)
+		return st;
+	return csg_world_check(w);
+}
+
+cs_status_t csg_world_set_timeout(csg_world_t *w, double seconds)
+{
+	if (!w || !(seconds > 0) || seconds > 3600)
+		return cs_error(CS_ERR_INVALID,
+				"csg_world_set_timeout: %g s is not in (0, "
+				"3600]%s", seconds, w ? "" : " (world is NULL)");
+	w->timeout_ns = (uint64_t)(seconds * 1e9);
+	return CS_OK;
+}
+
+cs_status_t csg_world_stall_next(csg_world_t *w, int rank)
+{
+	if (!w || rank < -1 || rank >= w->P)
+		return cs_error(CS_ERR_INVALID,
+				"csg_world_stall_next: rank %d is not in -1..%d",
+				rank, w ? w->P - 1 : -1);
+	w->stall = rank;
+	return CS_OK;
 }
 
 /* ---- choices ------------------------------------------------------------------------ */
@@ -464,9 +584,14 @@ static void csg_fill_args(const csg_world_t *w, const csg_call_t *c,
 		a->flag[r] = w->flag[r];
 	}
 	memcpy(a->base, w->base, sizeof(a->base));
+	a->abort = w->abort;
+	a->timeout_ns = w->timeout_ns;
+	a->stall = w->stall;
 }
 
-/* One cooperative launch per device: its ranks x nchan lanes. */
+/* One cooperative launch per device: its ranks x nchan lanes. When a
+ * launch fails, the grids already started are told to return (the abort
+ * flag); the caller recovers the world. */
 static cs_status_t csg_launch(csg_world_t *w, const void *fn, csg_kargs_t *a,
 			      const csg_vmat_t *v)
 {
@@ -486,14 +611,56 @@ static cs_status_t csg_launch(csg_world_t *w, const void *fn, csg_kargs_t *a,
 		err = cudaLaunchCooperativeKernel(
 			fn, dim3((unsigned)(a->nrank * a->plan.nchan)),
 			dim3(CSG_THREADS), params, 0, w->stream[d]);
-		if (err != cudaSuccess)
+		if (err != cudaSuccess) {
+			w->abort->flag = 1;
 			return cs_gpu_error(err, "collective kernel launch");
+		}
 	}
 	return CS_OK;
 }
 
-/* Channels and slices of the call: the caller's or csg_choose's, within
- * the co-resident limit of fn on every device (cap blocks). */
+/* Ranks of the world on device d. */
+static int csg_ranks_on(const csg_world_t *w, int d)
+{
+	int r, n = 0;
+
+	for (r = 0; r < w->P; r++)
+		n += csg_dev(w, r) == d;
+	return n;
+}
+
+/* Every device takes its grid of nchan lanes per rank: the co-resident
+ * blocks of fn on each device (per SM, queried on that device, times its
+ * SMs) are checked before anything is launched, so that no grid starts
+ * and spins while another device's launch is refused. */
+static cs_status_t csg_fits(const csg_world_t *w, const void *fn, int nchan)
+{
+	int d, per_sm, need;
+	cudaError_t err;
+
+	for (d = 0; d < w->ndev; d++) {
+		per_sm = 0;
+		if ((err = cudaSetDevice(d)) != cudaSuccess ||
+		    (err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+			     &per_sm, fn, CSG_THREADS, 0)) != cudaSuccess)
+			return cs_gpu_error(err, "occupancy query");
+		need = nchan * csg_ranks_on(w, d);
+		if (need > per_sm * w->dev_sms[d])
+			return cs_error(CS_ERR_INVALID,
+					"csg_run: %d channel(s) x %d rank(s) on "
+					"device %d = %d blocks, but at most %d "
+					"blocks of this kernel are co-resident "
+					"there (%d per SM x %d SMs)", nchan,
+					csg_ranks_on(w, d), d, need,
+					per_sm * w->dev_sms[d], per_sm,
+					w->dev_sms[d]);
+	}
+	return CS_OK;
+}
+
+/* Channels and slices of the call: the caller's or csg_choose's (fewer
+ * when the busiest device cannot hold them), then csg_fits on every
+ * device. */
 static cs_status_t csg_lanes(const csg_world_t *w, const csg_call_t *c,
 			     const void *fn, size_t bytes, int *nchan,
 			     int *nslices)
@@ -501,27 +668,23 @@ static cs_status_t csg_lanes(const csg_world_t *w, const csg_call_t *c,
 	int per_sm = 0, rpd = (w->P + w->ndev - 1) / w->ndev, cap;
 	cudaError_t err;
 
-	err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn,
-							    CSG_THREADS, 0);
-	if (err != cudaSuccess)
+	if ((err = cudaSetDevice(0)) != cudaSuccess ||
+	    (err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+		     &per_sm, fn, CSG_THREADS, 0)) != cudaSuccess)
 		return cs_gpu_error(err, "occupancy query");
 	cap = per_sm * w->sms;
 	csg_choose(bytes, rpd, w->sms, nchan, nslices);
 	if (*nchan * rpd > cap)
-		*nchan = cap / rpd;
+		*nchan = cap / rpd > 0 ? cap / rpd : 1;
 	if (c->nchan > 0)
 		*nchan = c->nchan;
 	if (c->nslices > 0)
 		*nslices = c->nslices;
-	if (*nchan < 1 || *nchan > CSG_MAX_CHAN || *nchan * rpd > cap)
+	if (*nchan < 1 || *nchan > CSG_MAX_CHAN)
 		return cs_error(CS_ERR_INVALID,
-				"csg_run: %d channel(s) x %d rank(s) per device "
-				"= %d blocks, but at most %d blocks of this "
-				"kernel are co-resident on a device (%d per SM "
-				"x %d SMs) and at most %d channels exist",
-				*nchan, rpd, *nchan * rpd, cap, per_sm, w->sms,
-				CSG_MAX_CHAN);
-	return CS_OK;
+				"csg_run: %d channel(s), but 1..%d exist",
+				*nchan, CSG_MAX_CHAN);
+	return csg_fits(w, fn, *nchan);
 }
 
 /* The call's arguments, as far as the plan does not check them. */
@@ -615,6 +778,10 @@ cs_status_t csg_run(csg_world_t *w, const csg_call_t *call,
 
 	if (cudaGetDevice(&cur) != cudaSuccess)
 		cur = 0;
+	if (w && w->abort->flag) { /* an aborted call nobody checked */
+		st = csg_recover(w);
+		goto out;
+	}
 	if ((st = csg_prepare(w, call, &fn, &p)) != CS_OK ||
 	    (st = csg_grow_tmp(w, call, (size_t)cs_size_of(call->dtype))) !=
 		    CS_OK ||
@@ -624,8 +791,15 @@ cs_status_t csg_run(csg_world_t *w, const csg_call_t *call,
 	    (st = csg_put_vmat(w, call, v)) != CS_OK)
 		goto out;
 	csg_fill_args(w, call, &p, &w->args);
-	if ((st = csg_launch(w, fn, &w->args, v)) != CS_OK)
+	w->stall = -1; /* the hook holds for one call */
+	if ((st = csg_launch(w, fn, &w->args, v)) != CS_OK) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", cs_last_error());
+		(void)csg_recover(w);
+		st = cs_error(st, "%s", why);
 		goto out;
+	}
 	for (c = 0; c < p.nchan; c++)
 		w->base[c] += (uint64_t)csg_nsteps(&p);
 	st = csg_chain_after(w, stream);

@@ -13,6 +13,10 @@
  *      csgpu/exec.h's csg_apply computes, folded in the same order;
  *   3. publish: barrier, a system-scope fence and a release store of
  *      base + t + 1 into the lane's counter.
+ * A wait polls the world's abort flag (host-mapped) and gives up after the
+ * call's timeout, recording which lane waited for whom; the block then
+ * returns, and so does every other lane at its next wait (no trap: the
+ * context stays usable for the next call).
  * Before step 0 the lane waits until every lane of every rank has finished
  * the previous call (counters reach the call's bases): buffers are reused
  * and the peers of one call are not those of the next.
@@ -34,15 +38,11 @@
 #define CSGPU_STEP_CUH
 
 #include <stdint.h>
-#include <stdio.h>
 #include "csgpu/exec.h"
 #include "csgpu/functor.h"
 #include "csgpu/sched.h"
 #include "kernels.h"
 #include "native.cuh"
-
-/* A wait that lasts this long is a schedule or launch bug: trap. */
-#define CSG_WAIT_TIMEOUT_NS (30ull * 1000 * 1000 * 1000)
 
 /* ---- counters --------------------------------------------------------------- */
 
@@ -73,32 +73,63 @@ static __device__ __forceinline__ uint64_t csg_now_ns(void)
 	return t;
 }
 
-/* Spin until *p >= want (acquire, system scope); trap after
- * CSG_WAIT_TIMEOUT_NS, naming the lane and what it waited for. */
-static __device__ __noinline__ void csg_wait_ge(const uint64_t *p,
+/* The world's abort flag is set (a volatile load of host-mapped memory). */
+static __device__ __forceinline__ bool csg_aborted(const csg_kargs_t *a)
+{
+	return a->abort->flag != 0;
+}
+
+/* Give up the call: fill the abort record (the first lane to claim it)
+ * and set the flag every lane polls. */
+static __device__ __noinline__ void csg_give_up(const csg_kargs_t *a, int r,
+						int chan, int whom,
+						uint64_t want, uint64_t got,
+						uint64_t waited)
+{
+	csg_abort_t *x = a->abort;
+
+	if (atomicCAS_system(&x->claim, 0u, 1u) == 0u) {
+		x->rank = r;
+		x->chan = chan;
+		x->whom = whom;
+		x->want = want;
+		x->got = got;
+		x->waited_ns = waited;
+		__threadfence_system();
+	}
+	x->flag = 1;
+	__threadfence_system();
+}
+
+/* Spin until *p >= want (acquire, system scope): true; false when the call
+ * was aborted meanwhile, or when the wait outlasted a->timeout_ns, which
+ * aborts it (the record names this lane and whom it waited for). */
+static __device__ __noinline__ bool csg_wait_ge(const csg_kargs_t *a,
+						const uint64_t *p,
 						uint64_t want, int r, int chan,
 						int whom)
 {
-	uint64_t t0 = 0;
+	uint64_t t0 = 0, now;
 	unsigned spins = 0;
 
 	while (csg_ld_acquire(p) < want) {
 		if (++spins < 64)
 			continue;
 		__nanosleep(64);
-		if (t0 == 0)
-			t0 = csg_now_ns();
-		else if ((spins & 1023) == 0 &&
-			 csg_now_ns() - t0 > CSG_WAIT_TIMEOUT_NS) {
-			printf("csgpu: rank %d channel %d waited %llu s for rank "
-			       "%d's counter to reach %llu (it is %llu)\n",
-			       r, chan,
-			       (unsigned long long)(CSG_WAIT_TIMEOUT_NS / 1000000000ull),
-			       whom, (unsigned long long)want,
-			       (unsigned long long)csg_ld_acquire(p));
-			__trap();
+		if ((spins & 255) != 0)
+			continue;
+		if (csg_aborted(a))
+			return false;
+		now = csg_now_ns();
+		if (t0 == 0) {
+			t0 = now;
+		} else if (now - t0 > a->timeout_ns) {
+			csg_give_up(a, r, chan, whom, want, csg_ld_acquire(p),
+				    now - t0);
+			return false;
 		}
 	}
+	return true;
 }
 
 /* ---- the schedule, one out-of-line copy per file ---------------------------- */
@@ -331,20 +362,27 @@ static __device__ void csg_run_op(const csg_kargs_t *a, const csg_op_t &o)
 
 /* ---- the lane ------------------------------------------------------------------------ */
 
-/* Wait until every lane of every rank finished the previous call. */
-static __device__ void csg_wait_prev_call(const csg_kargs_t *a, int r, int chan)
+/* Wait until every lane of every rank finished the previous call: true,
+ * or false for this thread when the call was aborted. */
+static __device__ bool csg_wait_prev_call(const csg_kargs_t *a, int r,
+					  int chan)
 {
 	int P = a->plan.P, j;
 
 	for (j = threadIdx.x; j < P * CSG_MAX_CHAN; j += blockDim.x)
-		csg_wait_ge(a->flag[j / CSG_MAX_CHAN] + j % CSG_MAX_CHAN,
-			    a->base[j % CSG_MAX_CHAN], r, chan,
-			    j / CSG_MAX_CHAN);
+		if (!csg_wait_ge(a, a->flag[j / CSG_MAX_CHAN] + j % CSG_MAX_CHAN,
+				 a->base[j % CSG_MAX_CHAN], r, chan,
+				 j / CSG_MAX_CHAN))
+			return false;
+	return true;
 }
 
 /*
  * The lane of block blockIdx.x: rank a->rank[blockIdx.x / nchan], channel
- * blockIdx.x % nchan; the steps of the plan as the top comment says.
+ * blockIdx.x % nchan; the steps of the plan as the top comment says. The
+ * whole block returns at the first wait that any of its threads gave up
+ * (__syncthreads_and), leaving the counters where they are: the host sets
+ * them back after an aborted call.
  */
 template <class A> static __device__ void csg_lane_main(const csg_kargs_t *a)
 {
@@ -360,14 +398,17 @@ template <class A> static __device__ void csg_lane_main(const csg_kargs_t *a)
 	B = csg_base_steps(&p);
 	peer = csg_lane_peer(&p, r);
 
-	csg_wait_prev_call(a, r, p.chan);
-	__syncthreads();
+	if (!__syncthreads_and(csg_wait_prev_call(a, r, p.chan)))
+		return;
 	for (t = 0; t < T; t++) {
 		/* 1. every peer has finished step t - 1 */
+		bool ok = true;
+
 		if (t > 0 && peer >= 0)
-			csg_wait_ge(a->flag[peer] + p.chan, base + t, r, p.chan,
-				    peer);
-		__syncthreads();
+			ok = csg_wait_ge(a, a->flag[peer] + p.chan, base + t, r,
+					 p.chan, peer);
+		if (!__syncthreads_and(ok))
+			return;
 		/* 2. the ops of every slice that is at a base step now */
 		for (k = t - B + 1 > 0 ? t - B + 1 : 0; k < p.nslices && k <= t;
 		     k++) {
@@ -381,7 +422,7 @@ template <class A> static __device__ void csg_lane_main(const csg_kargs_t *a)
 		}
 		/* 3. publish step t */
 		__syncthreads();
-		if (threadIdx.x == 0) {
+		if (threadIdx.x == 0 && r != a->stall) {
 			__threadfence_system();
 			csg_st_release(mine, base + t + 1);
 		}

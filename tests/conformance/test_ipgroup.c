@@ -241,6 +241,16 @@ static void test_options(void **state)
 	assert_non_null(strstr(err, "algo=rings"));
 	assert_int_not_equal(cs_gpuopts_parse("slices=65", &o, err, sizeof err),
 			     0);
+	/* channels: at most the runtime's counters per rank, the range named */
+	assert_int_equal(cs_gpuopts_parse("channels=32", &o, err, sizeof err),
+			 0);
+	assert_int_equal(o.nchan, 32);
+	assert_int_not_equal(cs_gpuopts_parse("channels=33", &o, err,
+					      sizeof err), 0);
+	assert_non_null(strstr(err, "'channels=33'"));
+	assert_non_null(strstr(err, "channels=0..32"));
+	assert_int_not_equal(cs_gpuopts_parse("channels=64", &o, err,
+					      sizeof err), 0);
 	assert_int_not_equal(cs_gpuopts_parse("channels=-1", &o, err,
 					      sizeof err), 0);
 	assert_int_not_equal(cs_gpuopts_parse("channels=2x", &o, err,

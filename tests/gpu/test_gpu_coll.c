@@ -6,7 +6,14 @@
  * machine has fewer GPUs), in and out of place, 16-byte aligned and
  * misaligned by one element, counts 0, 1, 7, P+1 and a large odd one, with
  * a few dtypes and ops (all 12 dtypes x 6 ops for ring allreduce at the
- * small counts): random input bits are uploaded, csg_run runs the call,
+ * small counts); then every residue of the send and the receive buffer
+ * mod 16 (each pair, for each element size) on the ring reductions and
+ * copies, and the packed two-lane half/bfloat16 paths (every op, aligned
+ * and one element off) at a count that fills several vectors per lane;
+ * a call whose lane stalls (csg_world_stall_next) is aborted and the next
+ * one passes; with two or more GPUs, a second world of the process works
+ * (peer access already enabled). Random input bits are uploaded, csg_run
+ * runs the call,
  * and every rank's whole buffer block (send and recv, guards around them)
  * must equal what the CPU executor of the gpu-sim backend (csg_sim_run,
  * csgpu/sim.h) leaves in a mirror of the same block, running the plan that
@@ -15,6 +22,10 @@
  * test_gpu_native proves it equal to csg_apply's.
  * One world per P serves all its calls, so the step counters run across
  * calls. Without a device: prints "SKIP: no CUDA device" and exits 77.
+ *
+ * Size knobs (environment): CS_GPU_COLL_BIG, the large count (default
+ * 1000003; e.g. 65537 for a short run); CS_GPU_COLL_MAXP, the largest P
+ * (default 8).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -35,7 +46,12 @@
 
 #define MAXP 8
 #define GUARD 40   /* bytes of guard before, between and after the buffers */
-#define BIG 1000003
+#define LEAD 64    /* where a block's first buffer starts, before its residue */
+
+/* The size knobs (main reads them). */
+static size_t big_count = 1000003;
+static int max_p = MAXP;
+#define BIG big_count
 
 #define CUDA_OK(call)                                                      \
 	do {                                                               \
@@ -51,6 +67,8 @@ struct tcase {
 	cs_dtype_t d;
 	cs_op_t op;
 	int P, root, inplace, mis, nchan, nslices;
+	int sres, rres; /* with mis < 0: the send and recv addresses mod 16 */
+	int stall;      /* >= 0: that rank's lanes stall; the call must abort */
 	size_t n;
 };
 
@@ -141,17 +159,31 @@ static void extents(const struct tcase *t, const size_t *cnt,
 	}
 }
 
+/* The send and recv byte offsets mod 16 of case t (blocks start at a
+ * 256-byte cudaMalloc address, so these are the addresses' residues):
+ * aligned, one element off, or the case's own pair. */
+static void residues(const struct tcase *t, size_t es, size_t *sr, size_t *rr)
+{
+	if (t->mis < 0) {
+		*sr = (size_t)t->sres;
+		*rr = (size_t)t->rres;
+		return;
+	}
+	*sr = *rr = t->mis ? es : 0;
+}
+
 /* Lay out rank r's block and fill it with random bits (host init). */
 static void layout(const struct tcase *t, const size_t *v[3], int r,
 		   struct rank_mem *m)
 {
-	size_t es = (size_t)cs_size_of(t->d), s, rv, big, lo, i;
+	size_t es = (size_t)cs_size_of(t->d), s, rv, big, lo, i, sr, rr;
 
 	extents(t, v[0], v[1], v[2], r, &s, &rv);
-	lo = GUARD + (t->mis ? es : 0);
+	residues(t, es, &sr, &rr);
+	lo = LEAD + sr;
 	if (!t->inplace) {
 		m->send_off = lo;
-		m->recv_off = lo + s * es + GUARD;
+		m->recv_off = (lo + s * es + GUARD + 15) / 16 * 16 + rr;
 		m->bytes = m->recv_off + rv * es + GUARD;
 	} else {
 		big = s > rv ? s : rv;
@@ -192,16 +224,44 @@ static void compare(const struct tcase *t, int r, const struct rank_mem *m,
 	for (i = 0; i < m->bytes; i++) {
 		if (got[i] == m->host[i])
 			continue;
-		fail_msg("%s algo %s %s %s P=%d n=%zu root=%d %s%s nchan=%d "
+		fail_msg("%s algo %s %s %s P=%d n=%zu root=%d %s nchan=%d "
 			 "nslices=%d: rank %d, byte %zu of its block (send at "
-			 "%zu, recv at %zu): device 0x%02x, CPU 0x%02x, before "
-			 "0x%02x", cs_coll_name(t->coll), algo_name(t->algo),
+			 "%zu = %zu mod 16, recv at %zu = %zu mod 16): device "
+			 "0x%02x, CPU 0x%02x, before 0x%02x",
+			 cs_coll_name(t->coll), algo_name(t->algo),
 			 cs_dtype_name(t->d), cs_op_name(t->op), t->P, t->n,
 			 t->root, t->inplace ? "in place" : "out of place",
-			 t->mis ? " misaligned" : "", t->nchan, t->nslices, r, i,
-			 m->send_off, m->recv_off, got[i], m->host[i],
-			 m->init[i]);
+			 t->nchan, t->nslices, r, i, m->send_off,
+			 m->send_off % 16, m->recv_off, m->recv_off % 16,
+			 got[i], m->host[i], m->init[i]);
 	}
+}
+
+/* Free rank r's block, device and host. */
+static void free_mem(csg_world_t *w, int r, struct rank_mem *m)
+{
+	cs_dev_free(csg_world_device(w, r), m->dev);
+	free(m->init);
+	free(m->host);
+	free(m->tmp);
+}
+
+/* A stalled call: the world reports the abort, naming a lane that waited
+ * for a peer, and its next check is clean. */
+static void expect_abort(csg_world_t *w, const struct tcase *t,
+			 struct rank_mem *mem)
+{
+	int r;
+
+	if (csg_world_sync(w) != CS_ERR_INTERNAL)
+		fail_msg("P=%d: the call with rank %d stalled was not aborted",
+			 t->P, t->stall);
+	if (!strstr(cs_last_error(), "waited"))
+		fail_msg("the abort does not say who waited: %s",
+			 cs_last_error());
+	assert_int_equal(csg_world_check(w), CS_OK);
+	for (r = 0; r < t->P; r++)
+		free_mem(w, r, &mem[r]);
 }
 
 static void run_case(csg_world_t *w, const struct tcase *t)
@@ -250,10 +310,16 @@ static void run_case(csg_world_t *w, const struct tcase *t)
 		hb.len[r][CSG_SEND] = hb.len[r][CSG_TMP] = slen;
 		hb.len[r][CSG_RECV] = rlen;
 	}
+	if (t->stall >= 0)
+		assert_int_equal(csg_world_stall_next(w, t->stall), CS_OK);
 	if (csg_run(w, &call, NULL) != CS_OK)
 		fail_msg("csg_run %s algo %s P=%d n=%zu: %s",
 			 cs_coll_name(t->coll), algo_name(t->algo), t->P, t->n,
 			 cs_last_error());
+	if (t->stall >= 0) {
+		expect_abort(w, t, mem);
+		return;
+	}
 	assert_int_equal(csg_world_sync(w), CS_OK);
 
 	/* the same plan on the CPU (csgpu/sim.h, gpu-sim's executor): the
@@ -270,10 +336,7 @@ static void run_case(csg_world_t *w, const struct tcase *t)
 				 CS_OK);
 		compare(t, r, &mem[r], got);
 		free(got);
-		cs_dev_free(dev, mem[r].dev);
-		free(mem[r].init);
-		free(mem[r].host);
-		free(mem[r].tmp);
+		free_mem(w, r, &mem[r]);
 	}
 }
 
@@ -345,6 +408,7 @@ static void run_all_for(int P)
 				for (mis = 0; mis < 2; mis++)
 					for (fi = 0; fi < NFEW; fi++) {
 						memset(&t, 0, sizeof(t));
+						t.stall = -1;
 						t.coll = combos[ci].coll;
 						t.algo = combos[ci].algo;
 						t.P = P;
@@ -371,6 +435,7 @@ static void run_all_for(int P)
 		for (op = 0; op < CS_NUM_OPS; op++)
 			for (i = 2; i < 4; i++) {
 				memset(&t, 0, sizeof(t));
+				t.stall = -1;
 				t.coll = CS_COLL_ALLREDUCE;
 				t.algo = CSG_ALGO_RING;
 				t.P = P;
@@ -387,6 +452,8 @@ static void run_all_for(int P)
 	static void test_p##P(void **state)                    \
 	{                                                      \
 		(void)state;                                   \
+		if (P > max_p)                                 \
+			skip();                                \
 		run_all_for(P);                                \
 	}
 P_TEST(1)
@@ -397,6 +464,133 @@ P_TEST(5)
 P_TEST(6)
 P_TEST(7)
 P_TEST(8)
+
+/* A ring case of P ranks on dtype d, op op, count n, residues sr and rr. */
+static struct tcase ring_case(cs_coll_t coll, int P, cs_dtype_t d, cs_op_t op,
+			      size_t n, int sr, int rr)
+{
+	struct tcase t;
+
+	memset(&t, 0, sizeof(t));
+	t.coll = coll;
+	t.algo = CSG_ALGO_RING;
+	t.P = P;
+	t.d = d;
+	t.op = op;
+	t.n = n;
+	t.mis = -1;
+	t.sres = sr;
+	t.rres = rr;
+	t.stall = -1;
+	t.nchan = 2;
+	t.nslices = 2;
+	return t;
+}
+
+/* Every pair of send and recv residues mod 16 for each element size, on
+ * the ring's two-source reductions (allreduce, reducescatter) and its
+ * copies (allgather): equal residues take the 16-byte path with a head,
+ * unequal ones the scalar path. P = 3, a count of some vectors per lane. */
+static void test_residues(void **state)
+{
+	static const cs_dtype_t ds[] = {CS_DTYPE_INT8, CS_DTYPE_BFLOAT16,
+					CS_DTYPE_FLOAT32, CS_DTYPE_FLOAT64};
+	static const cs_coll_t cs[] = {CS_COLL_ALLREDUCE,
+				       CS_COLL_REDUCESCATTER,
+				       CS_COLL_ALLGATHER};
+	struct tcase t;
+	csg_world_t *w;
+	int P = max_p < 3 ? max_p : 3, es, sr, rr;
+	size_t di, ci;
+
+	(void)state;
+	assert_int_equal(csg_world_create(P, &w), CS_OK);
+	for (di = 0; di < sizeof(ds) / sizeof(ds[0]); di++) {
+		es = cs_size_of(ds[di]);
+		for (sr = 0; sr < 16; sr += es)
+			for (rr = 0; rr < 16; rr += es)
+				for (ci = 0; ci < sizeof(cs) / sizeof(cs[0]);
+				     ci++) {
+					t = ring_case(cs[ci], P, ds[di],
+						      CS_OP_SUM, 1021, sr, rr);
+					run_case(w, &t);
+				}
+	}
+	csg_world_destroy(w);
+}
+
+/* The packed two-lane paths of float16 and bfloat16 (step2, pre2): every
+ * op, ring allreduce aligned and one element off (a scalar head, then
+ * vectors), P = 2..max_p. */
+static void test_packed_half(void **state)
+{
+	static const cs_dtype_t ds[] = {CS_DTYPE_FLOAT16, CS_DTYPE_BFLOAT16};
+	struct tcase t;
+	csg_world_t *w;
+	int P, op, res;
+	size_t di;
+
+	(void)state;
+	for (P = 2; P <= max_p; P++) {
+		assert_int_equal(csg_world_create(P, &w), CS_OK);
+		for (di = 0; di < 2; di++)
+			for (op = 0; op < CS_NUM_OPS; op++)
+				for (res = 0; res < 4; res += 2) {
+					t = ring_case(CS_COLL_ALLREDUCE, P,
+						      ds[di], (cs_op_t)op,
+						      4099, res, res);
+					run_case(w, &t);
+				}
+		csg_world_destroy(w);
+	}
+}
+
+/* A lane that never publishes: the call is aborted (no trap, no hang),
+ * and the next calls on the same world pass. */
+static void test_stall_then_clean(void **state)
+{
+	struct tcase t;
+	csg_world_t *w;
+	int P = max_p < 4 ? max_p : 4;
+
+	(void)state;
+	if (P < 2)
+		skip();
+	assert_int_equal(csg_world_create(P, &w), CS_OK);
+	assert_int_equal(csg_world_set_timeout(w, 0.2), CS_OK);
+	t = ring_case(CS_COLL_ALLREDUCE, P, CS_DTYPE_FLOAT32, CS_OP_SUM, 65537,
+		      0, 0);
+	run_case(w, &t); /* before: the world works */
+	t.stall = 1;
+	run_case(w, &t); /* aborted */
+	t.stall = -1;
+	run_case(w, &t); /* after: clean */
+	t.coll = CS_COLL_ALLGATHER;
+	run_case(w, &t);
+	csg_world_destroy(w);
+}
+
+/* Two or more GPUs: a second world in the process (its peers already
+ * enabled by the first) creates and runs. */
+static void test_second_world(void **state)
+{
+	struct tcase t;
+	csg_world_t *w;
+	int k;
+
+	(void)state;
+	if (cs_gpu_device_count() < 2)
+		skip();
+	for (k = 0; k < 2; k++) {
+		if (csg_world_create(3, &w) != CS_OK)
+			fail_msg("world %d of the process: %s", k + 1,
+				 cs_last_error());
+		t = ring_case(CS_COLL_ALLREDUCE, 3, CS_DTYPE_FLOAT32, CS_OP_SUM,
+			      4099, 0, 0);
+		run_case(w, &t);
+		csg_world_destroy(w);
+	}
+}
 
 /* Refusals: a plan the schedules do not have, too many channels. */
 static void test_refusals(void **state)
@@ -418,16 +612,39 @@ static void test_refusals(void **state)
 	csg_world_destroy(w);
 }
 
+/* A positive number from the environment variable name, or dflt. */
+static size_t env_size(const char *name, size_t dflt, size_t max)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s)
+		return dflt;
+	v = strtoull(s, &end, 10);
+	if (*end || v < 1 || v > max) {
+		fprintf(stderr, "%s=%s: not a number in 1..%zu\n", name, s, max);
+		exit(2);
+	}
+	return (size_t)v;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_stall_then_clean),
+		cmocka_unit_test(test_second_world),
+		cmocka_unit_test(test_residues),
+		cmocka_unit_test(test_packed_half),
 		cmocka_unit_test(test_p1), cmocka_unit_test(test_p2),
 		cmocka_unit_test(test_p3), cmocka_unit_test(test_p4),
 		cmocka_unit_test(test_p5), cmocka_unit_test(test_p6),
 		cmocka_unit_test(test_p7), cmocka_unit_test(test_p8),
 	};
 
+	big_count = env_size("CS_GPU_COLL_BIG", big_count, 100000000);
+	max_p = (int)env_size("CS_GPU_COLL_MAXP", MAXP, MAXP);
 	if (cs_gpu_device_count() == 0) {
 		printf("SKIP: no CUDA device\n");
 		return 77;

@@ -145,14 +145,18 @@ static int gb_group_end(void)
 }
 
 /* Wait for the rank's stream (on the rank's device: the current one is
- * irrelevant to cudaStreamSynchronize, which cs_dev_sync wraps). */
+ * irrelevant to cudaStreamSynchronize, which cs_dev_sync wraps), then
+ * whether the team's last call was aborted (a lane waited past the
+ * runtime's timeout: the error names it, and the world is clean again). */
 static int gb_synchronize(cs_bcomm_t comm, void *stream)
 {
 	cs_ipcomm_t *c = comm;
 	int dev = cs_dev_of_rank(c->team ? c->team->world[c->rank] : 0,
 				 cs_dev_count());
 
-	if (cs_dev_sync(dev, stream) != CS_OK)
+	if (cs_dev_sync(dev, stream) != CS_OK ||
+	    (c->team && c->team->exec_state &&
+	     csg_world_check(c->team->exec_state) != CS_OK))
 		return gb_fail(CS_IPG_EINVAL, cs_last_error());
 	return 0;
 }

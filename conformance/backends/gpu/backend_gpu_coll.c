@@ -22,9 +22,9 @@ const char *cs_gpu_algo_name(csg_algo_t a)
 	return (unsigned)a < CSG_NUM_ALGOS ? algo_names[a] : "?";
 }
 
-/* A number 1..64 (0: default) from [s, s + n) into *out: true, or false
+/* A number 0..max (0: default) from [s, s + n) into *out: true, or false
  * (*out untouched) when [s, s + n) is not one. */
-static bool small_number_ok(const char *s, size_t n, int *out)
+static bool small_number_ok(const char *s, size_t n, int max, int *out)
 {
 	char buf[16], *end;
 	long v;
@@ -37,7 +37,7 @@ static bool small_number_ok(const char *s, size_t n, int *out)
 		return false;
 	errno = 0;
 	v = strtol(buf, &end, 10);
-	if (errno || *end || v < 0 || v > 64)
+	if (errno || *end || v < 0 || v > max)
 		return false;
 	*out = (int)v;
 	return true;
@@ -60,15 +60,15 @@ static bool item_ok(const char *s, size_t n, cs_gpuopts_t *o, char *err,
 				return true;
 			}
 	} else if (eq && k == 8 && !strncmp(s, "channels", 8)) {
-		if (small_number_ok(eq + 1, vn, &o->nchan))
+		if (small_number_ok(eq + 1, vn, CSG_MAX_CHAN, &o->nchan))
 			return true;
 	} else if (eq && k == 6 && !strncmp(s, "slices", 6)) {
-		if (small_number_ok(eq + 1, vn, &o->nslices))
+		if (small_number_ok(eq + 1, vn, 64, &o->nslices))
 			return true;
 	}
 	snprintf(err, len, "bad backend option '%.*s' (valid: algo=auto|ring|"
-		 "tree|direct|pairwise, channels=0..64, slices=0..64)",
-		 (int)(n > 200 ? 200 : n), s);
+		 "tree|direct|pairwise, channels=0..%d, slices=0..64)",
+		 (int)(n > 200 ? 200 : n), s, CSG_MAX_CHAN);
 	return false;
 }
 

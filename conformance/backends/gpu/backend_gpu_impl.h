@@ -8,7 +8,8 @@
  *   algo=auto|ring|tree|direct|pairwise  the algorithm (default auto);
  *       a collective the algorithm does not implement is SKIP, so that
  *       each algorithm can be validated on its own;
- *   channels=N  channels (1..64); slices=N  slices per chunk (1..64);
+ *   channels=N  channels (1..CSG_MAX_CHAN, 32: the runtime's step
+ *       counters per rank); slices=N  slices per chunk (1..64);
  *       0 or absent: the backend's default (gpu-sim: 2 and 2, so that
  *       every quick-suite case runs several channels and slices; gpu:
  *       the runtime's choice for the size).

@@ -75,7 +75,12 @@ typedef struct csg_call {
  * waits for the call. streams may be NULL (the world's own streams).
  * Returns CS_OK once queued; CS_ERR_INVALID for arguments the plan
  * refuses (csg_plan_init), naming them; the status of cs_gpu_error for a
- * failed CUDA call. Execution errors show when a stream is synchronised.
+ * failed CUDA call (a failed launch aborts the grids already started on
+ * other devices, and the world is recovered before returning). Execution
+ * errors show when a stream is synchronised; a call that could not finish
+ * shows in csg_world_check. When the previous call was aborted and nobody
+ * checked, this call is not queued: csg_world_check's error is returned
+ * and the world is clean for the next call.
  */
 cs_status_t csg_run(csg_world_t *w, const csg_call_t *call,
 		    void *const *stream);
@@ -90,8 +95,30 @@ cs_status_t csg_run(csg_world_t *w, const csg_call_t *call,
 cs_status_t csg_plan_of(const csg_world_t *w, const csg_call_t *call,
 			csg_plan_t *p);
 
-/* Wait for everything queued on the world's devices. */
+/*
+ * Wait for everything queued on the world's devices, then csg_world_check.
+ * The status of the first failed device, else that of csg_world_check.
+ */
 cs_status_t csg_world_sync(csg_world_t *w);
+
+/*
+ * After the streams of a call were synchronised: CS_OK when no lane gave
+ * up; otherwise CS_ERR_INTERNAL with a message naming the lane that
+ * waited past the timeout (rank, channel, whom, counter values), once the
+ * world's devices are idle and every counter is set back to where the next
+ * call expects it (that call starts clean). Costs nothing when no call was
+ * aborted (one host read).
+ */
+cs_status_t csg_world_check(csg_world_t *w);
+
+/* How long a lane waits for a peer's counter before it aborts the call
+ * (default 30 s). CS_ERR_INVALID outside (0, 3600] seconds. */
+cs_status_t csg_world_set_timeout(csg_world_t *w, double seconds);
+
+/* Test hook: in the next call, the lanes of `rank` never publish a step,
+ * so that its peers wait until the timeout and the call is aborted (-1:
+ * none). CS_ERR_INVALID for a rank outside -1..P-1. */
+cs_status_t csg_world_stall_next(csg_world_t *w, int rank);
 
 /*
  * The channels and slices csg_run chooses for a call of `bytes` bytes per

@@ -76,6 +76,11 @@ typedef enum csg_buf {
 /* Ranks a plan may have: the symbolic checker's bitsets are 64 bits. */
 #define CSG_MAX_RANKS 64
 
+/* Channels a call may have: the runtime keeps this many step counters per
+ * rank (gpu/src/kernels.h), so the backends refuse more at option
+ * parsing. */
+#define CSG_MAX_CHAN 32
+
 /* One element range of one rank's buffer. */
 typedef struct csg_ref {
 	int rank;      /* whose buffer */
