@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 #include "backends/nccl/backend_nccl.h"
+#include "backends/nccl/backend_nccl_impl.h" /* cs_nccl_native_colls */
 
 #if NCCL_VERSION_CODE < NCCL_VERSION(2, 24, 0)
 /* no float8 in this NCCL: the backend must map them to -1 */
@@ -207,6 +208,62 @@ static void test_error_strings(void **state)
 	assert_non_null(b->error_string(NULL, -7));
 }
 
+/* ---- NCCL's own alltoall, gather, scatter -------------------------------- */
+
+/* init_all of one rank with opts; the communicator, if a device made one,
+ * freed. The status. */
+static int init_all_with(const char *opts)
+{
+	const cs_backend_t *b = cs_backend_nccl_local();
+	cs_bcomm_t comm = NULL;
+	int rc = b->init_all(1, opts, &comm);
+
+	if (rc == 0)
+		b->comm_free(comm);
+	return rc;
+}
+
+/* Built against NCCL 2.28+ with the three symbols, and run with that
+ * library (this build's), gather, scatter and alltoall are NCCL's own;
+ * p2p=1 turns them back into grouped send/recv, p2p=0 or no option not.
+ * Options are parsed before any device is looked for, so this holds on a
+ * machine without a GPU. */
+static void test_native_colls(void **state)
+{
+	int v = 0;
+
+	(void)state;
+	assert_int_equal(ncclGetVersion(&v), ncclSuccess);
+	(void)init_all_with("");
+	if (!NB_HAVE_NATIVE_COLLS || v < NCCL_VERSION(2, 28, 0)) {
+		assert_false(cs_nccl_native_colls());
+		skip();
+	}
+	assert_true(cs_nccl_native_colls());
+	(void)init_all_with("p2p=1");
+	assert_false(cs_nccl_native_colls());
+	(void)init_all_with("p2p=0");
+	assert_true(cs_nccl_native_colls());
+	(void)init_all_with("p2p=1,p2p=0");
+	assert_true(cs_nccl_native_colls());
+}
+
+/* p2p takes 0 or 1; the refusal quotes the item and gives the range. */
+static void test_p2p_option_values(void **state)
+{
+	const cs_backend_t *b = cs_backend_nccl_local();
+	int rc;
+
+	(void)state;
+	rc = init_all_with("p2p=2");
+	assert_int_not_equal(rc, 0);
+	assert_non_null(strstr(b->error_string(NULL, rc), "'p2p=2'"));
+	assert_non_null(strstr(b->error_string(NULL, rc), "p2p=0|1"));
+	rc = init_all_with("p2p=1,algo=ring");
+	assert_non_null(strstr(b->error_string(NULL, rc), "'algo=ring'"));
+	assert_int_not_equal(init_all_with("p2p"), 0);
+}
+
 /* ---- no device --------------------------------------------------------------- */
 
 static void test_no_device_answers(void **state)
@@ -242,6 +299,8 @@ int main(void)
 		cmocka_unit_test(test_group_end_without_start),
 		cmocka_unit_test(test_error_strings),
 		cmocka_unit_test(test_no_device_answers),
+		cmocka_unit_test(test_native_colls),
+		cmocka_unit_test(test_p2p_option_values),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -43,13 +43,31 @@ static int nb_local_rank(int rank)
 	return rank;
 }
 
+bool cs_nccl_p2p_forced;
+
+/* --backend-opt: comma-separated items, p2p=0|1 the only one
+ * (cs_nccl_p2p_forced); anything else is refused, quoted. */
 static int nb_options(const char *options)
 {
-	if (!options || !*options)
-		return 0;
-	return cs_nccl_fail(NB_EINVAL, "the nccl backends take no "
-			    "--backend-opt (got '%s'); tune NCCL with its "
-			    "NCCL_* environment variables", options);
+	const char *s = options ? options : "", *comma;
+	size_t n;
+
+	cs_nccl_p2p_forced = false;
+	for (; *s; s += n + (comma != NULL)) {
+		comma = strchr(s, ',');
+		n = comma ? (size_t)(comma - s) : strlen(s);
+		if (n == 5 && !strncmp(s, "p2p=0", 5))
+			cs_nccl_p2p_forced = false;
+		else if (n == 5 && !strncmp(s, "p2p=1", 5))
+			cs_nccl_p2p_forced = true;
+		else if (n)
+			return cs_nccl_fail(NB_EINVAL, "bad backend option "
+					    "'%.*s' (valid: p2p=0|1); tune "
+					    "NCCL with its NCCL_* environment "
+					    "variables", (int)(n > 200 ? 200 : n),
+					    s);
+	}
+	return 0;
 }
 
 static int nb_check_boot(const cs_bootstrap_t *b)

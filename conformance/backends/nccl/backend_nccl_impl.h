@@ -14,10 +14,13 @@
  *                        comm_free);
  *   backend_nccl_coll.c  the catalog in NCCL's terms (dtype and op maps),
  *                        supports, the rules every call checks first, the
- *                        five collectives NCCL has, synchronize;
- *   backend_nccl_p2p.c   the five built from grouped ncclSend/ncclRecv
- *                        (sendrecv, gather, scatter, alltoall, alltoallv)
- *                        and the in-place staging they need.
+ *                        five collectives NCCL has always had, synchronize;
+ *   backend_nccl_p2p.c   the five NCCL had not before 2.28, built from
+ *                        grouped ncclSend/ncclRecv (sendrecv, gather,
+ *                        scatter, alltoall, alltoallv) and the in-place
+ *                        staging they need; gather, scatter and alltoall
+ *                        call NCCL's own where the library has them
+ *                        (cs_nccl_native_colls).
  *
  * Status codes: every function below that returns int returns 0 or a
  * status of the nccl backends, already recorded (cs_nccl_fail) so that
@@ -52,6 +55,15 @@
 /* float8 types came with NCCL 2.24, ncclCommSplit with NCCL 2.18. */
 #define NB_HAVE_FP8 (NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0))
 #define NB_HAVE_SPLIT (NCCL_VERSION_CODE >= NCCL_VERSION(2, 18, 0))
+/* ncclAlltoAll, ncclGather and ncclScatter came with NCCL 2.28; the build
+ * also found the three symbols in the library (cmake/FindNCCLLocal.cmake
+ * defines CS_NCCL_NATIVE_COLLS). */
+#if defined(CS_NCCL_NATIVE_COLLS) && \
+	NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+#define NB_HAVE_NATIVE_COLLS 1
+#else
+#define NB_HAVE_NATIVE_COLLS 0
+#endif
 
 #define NB_FMT(a, b) __attribute__((format(printf, a, b)))
 
@@ -181,7 +193,20 @@ int cs_nccl_supports(cs_bcomm_t comm, const cs_backend_query_t *q,
 		     char *reason, size_t len);
 int cs_nccl_synchronize(cs_bcomm_t comm, void *stream);
 
-/* from grouped send/recv (backend_nccl_p2p.c) */
+/* --backend-opt p2p=1 (backend_nccl_comm.c): gather, scatter and alltoall
+ * from grouped ncclSend/ncclRecv even where NCCL has its own. */
+extern bool cs_nccl_p2p_forced;
+
+/*
+ * Whether gather, scatter and alltoall call NCCL's own ncclGather,
+ * ncclScatter and ncclAlltoAll: this build has them (NB_HAVE_NATIVE_COLLS),
+ * the loaded library says 2.28 or newer (ncclGetVersion) and exports all
+ * three (dlsym in the library that holds ncclGetVersion), and p2p=1 was
+ * not given. The library is looked at once (backend_nccl_p2p.c).
+ */
+bool cs_nccl_native_colls(void);
+
+/* from grouped send/recv, or NCCL's own (backend_nccl_p2p.c) */
 int cs_nccl_sendrecv(const void *s, void *r, size_t count, cs_dtype_t d,
 		     cs_bcomm_t comm, void *stream);
 int cs_nccl_gather(const void *s, void *r, size_t count, cs_dtype_t d,

@@ -1,7 +1,11 @@
 /*
- * backend_nccl_p2p.c - the collectives of the nccl backends that NCCL does
- * not have, built from ncclSend/ncclRecv in one group: sendrecv, gather,
- * scatter, alltoall and alltoallv.
+ * backend_nccl_p2p.c - the collectives of the nccl backends that NCCL had
+ * not before 2.28, built from ncclSend/ncclRecv in one group: sendrecv,
+ * gather, scatter, alltoall and alltoallv. Where the library has its own
+ * ncclGather, ncclScatter and ncclAlltoAll (cs_nccl_native_colls), those
+ * three call it instead (one call in the group), so that NCCL's own
+ * implementation is what is judged; `--backend-opt p2p=1` keeps the
+ * grouped form.
  *
  * In place, gather and scatter leave the root's own block where it is;
  * sendrecv, alltoall and alltoallv would receive into the buffer they are
@@ -10,9 +14,65 @@
  * A scratch that grows is retired, and freed at the next synchronize
  * (backend_nccl_coll.c) or the next growth.
  */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
 #include <stdint.h>
 #include <string.h>
 #include "backends/nccl/backend_nccl_impl.h"
+
+/* ---- NCCL's own alltoall, gather and scatter ------------------------------ */
+
+typedef ncclResult_t (*nb_a2a_fn)(const void *, void *, size_t, ncclDataType_t,
+				  ncclComm_t, cudaStream_t);
+typedef ncclResult_t (*nb_rooted_fn)(const void *, void *, size_t,
+				     ncclDataType_t, int, ncclComm_t,
+				     cudaStream_t);
+
+/* What the loaded library offers (looked at once). */
+static struct {
+	bool looked;
+	nb_a2a_fn alltoall;
+	nb_rooted_fn gather, scatter;
+} nb_own;
+
+/* The address of name in the library that holds ncclGetVersion, or NULL. */
+static void *nb_sym(void *lib, const char *name)
+{
+	return lib ? dlsym(lib, name) : NULL;
+}
+
+/* Fill nb_own from the loaded library: all three, or none. */
+static void nb_look_up(void)
+{
+	void *lib = NULL, *a, *g, *s;
+	Dl_info info;
+	int v = 0;
+
+	nb_own.looked = true;
+	if (!NB_HAVE_NATIVE_COLLS || ncclGetVersion(&v) != ncclSuccess ||
+	    v < NCCL_VERSION(2, 28, 0))
+		return;
+	if (dladdr((void *)ncclGetVersion, &info) && info.dli_fname)
+		lib = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+	a = nb_sym(lib, "ncclAlltoAll");
+	g = nb_sym(lib, "ncclGather");
+	s = nb_sym(lib, "ncclScatter");
+	if (a && g && s) {
+		memcpy(&nb_own.alltoall, &a, sizeof a);
+		memcpy(&nb_own.gather, &g, sizeof g);
+		memcpy(&nb_own.scatter, &s, sizeof s);
+	}
+	if (lib)
+		dlclose(lib); /* NOLOAD: the process keeps its reference */
+}
+
+bool cs_nccl_native_colls(void)
+{
+	if (!nb_own.looked)
+		nb_look_up();
+	return !cs_nccl_p2p_forced && nb_own.alltoall && nb_own.gather &&
+	       nb_own.scatter;
+}
 
 /* ---- one group of sends and receives ------------------------------------- */
 
@@ -148,6 +208,15 @@ static void nb_check_root(struct nb_p2p *p, int root)
 				     p->c->nranks);
 }
 
+/* One call of NCCL's own rooted collective fn (`name`) in the group. */
+static void nb_own_rooted(struct nb_p2p *p, nb_rooted_fn fn, const char *name,
+			  const void *s, void *r, size_t count, int root)
+{
+	if (!p->rc)
+		p->rc = cs_nccl_result(fn(s, r, count, p->nt, root, p->c->nc,
+					  p->st), name, p->c->nc);
+}
+
 int cs_nccl_gather(const void *s, void *r, size_t count, cs_dtype_t d,
 		   int root, cs_bcomm_t comm, void *stream)
 {
@@ -159,6 +228,11 @@ int cs_nccl_gather(const void *s, void *r, size_t count, cs_dtype_t d,
 	me = p.c->rank;
 	nb_check_root(&p, root);
 	nb_check_span(&p, (size_t)p.c->nranks, count);
+	if (cs_nccl_native_colls()) { /* in place: NCCL's rule is the ABI's */
+		nb_own_rooted(&p, nb_own.gather, "ncclGather", s, r, count,
+			      root);
+		return nb_p2p_end(&p);
+	}
 	/* in place the root's own block is already where it belongs */
 	inplace = !p.rc && me == root &&
 		  s == (const char *)r + (size_t)root * count * p.es;
@@ -182,6 +256,11 @@ int cs_nccl_scatter(const void *s, void *r, size_t count, cs_dtype_t d,
 	me = p.c->rank;
 	nb_check_root(&p, root);
 	nb_check_span(&p, (size_t)p.c->nranks, count);
+	if (cs_nccl_native_colls()) { /* in place: NCCL's rule is the ABI's */
+		nb_own_rooted(&p, nb_own.scatter, "ncclScatter", s, r, count,
+			      root);
+		return nb_p2p_end(&p);
+	}
 	/* in place the root's own block is already where it belongs */
 	inplace = !p.rc && me == root &&
 		  r == (const char *)s + (size_t)root * count * p.es;
@@ -205,8 +284,16 @@ int cs_nccl_alltoall(const void *s, void *r, size_t count, cs_dtype_t d,
 		return rc;
 	P = (size_t)p.c->nranks;
 	nb_check_span(&p, P, count);
+	/* NCCL defines no in-place alltoall: in place, send from a copy */
 	if (s == r && !p.rc)
 		nb_stage(&p, &s, P * count * p.es);
+	if (cs_nccl_native_colls()) {
+		if (!p.rc)
+			p.rc = cs_nccl_result(nb_own.alltoall(s, r, count, p.nt,
+							      p.c->nc, p.st),
+					      "ncclAlltoAll", p.c->nc);
+		return nb_p2p_end(&p);
+	}
 	for (q = 0; q < p.c->nranks; q++) {
 		nb_send(&p, s, (size_t)q * count, count, q);
 		nb_recv(&p, r, (size_t)q * count, count, q);
