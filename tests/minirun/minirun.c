@@ -109,7 +109,7 @@ static int mr_one(const struct CMUnitTest *t, void *group_state)
 {
 	void *volatile state = t->initial_state ? t->initial_state
 						: group_state;
-	int how = MR_PASS;
+	volatile int how = MR_PASS; /* set after setjmp returns again */
 
 	mr_running = 1;
 	switch (setjmp(mr_back)) {
