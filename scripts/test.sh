@@ -32,6 +32,10 @@
 #   large  the test labelled `large` (about 8 GiB) in build/, when
 #          /proc/meminfo's MemAvailable holds what it needs (otherwise it
 #          is skipped, with the reason, and the stage passes)
+#   device the rehearsal of scripts/device-check.sh --no-setup as on the
+#          GPU test machine (tests/device/rehearse.sh: MPI, CMocka, Check,
+#          apt and the network hidden; build/device-rehearsal/): the build
+#          passes, every GPU stage reports SKIP with its reason
 # docs/ci.md says what each stage runs, how long it takes and how to
 # reproduce a fuzz crash.
 #
@@ -41,13 +45,13 @@
 # Environment:
 #   CS_TEST_STAGES   stages to run, in order (default "tests quick";
 #                    "tests" when arguments are given; "all": tests quick
-#                    mpich builds asan fuzz large)
+#                    mpich builds asan fuzz large device)
 #   CS_FUZZ_SECONDS  seconds per fuzz target (default 20)
 # Exits non-zero when the set-up, a build or any test fails.
 
 set -euo pipefail
 
-cs_all_stages="tests quick mpich builds asan fuzz large"
+cs_all_stages="tests quick mpich builds asan fuzz large device"
 if [ $# -gt 0 ]; then
 	cs_stages="${CS_TEST_STAGES:-tests}"
 else
@@ -110,6 +114,10 @@ cs_stage_large() {
 	grep -h "^skipped:" build/Testing/Temporary/LastTest.log || true
 }
 
+cs_stage_device() {
+	bash tests/device/rehearse.sh build/device-rehearsal
+}
+
 cs_stage_asan() {
 	cmake --preset asan >/dev/null &&
 		cmake --build --preset asan -j "$(nproc)" &&
@@ -135,6 +143,8 @@ cs_stage_hint() {
 		"--ranks 1-8 --expect docs/expectations/mpich-4.0.txt" ;;
 	builds) echo "cmake --preset debug && cmake --build --preset debug" ;;
 	large) echo "CS_TEST_LARGE=1 ctest --test-dir build -L large" ;;
+	device) echo "bash tests/device/rehearse.sh (logs in" \
+		"build/device-rehearsal/build/device-check/)" ;;
 	asan) echo "ctest --preset asan -R NAME (or --preset asan-mpi)" ;;
 	fuzz) echo "ctest --preset fuzz -R NAME; docs/ci.md tells how to" \
 		"replay a crash-* input" ;;
@@ -144,9 +154,9 @@ cs_stage_hint() {
 cs_failed=()
 for cs_stage in $cs_stages; do
 	case "$cs_stage" in
-	tests | quick | mpich | builds | asan | fuzz | large) ;;
+	tests | quick | mpich | builds | asan | fuzz | large | device) ;;
 	*) cs_die "unknown stage '$cs_stage' in CS_TEST_STAGES" \
-		"(valid: tests quick mpich builds asan fuzz large)" ;;
+		"(valid: tests quick mpich builds asan fuzz large device)" ;;
 	esac
 	echo "test.sh: stage $cs_stage: starting"
 	cs_t0=$SECONDS
@@ -167,6 +177,7 @@ fi
 echo "test.sh: all stages passed: $cs_stages"
 if [ "$cs_stages" != "$cs_all_stages" ]; then
 	echo "test.sh: not run here: the other stages of CI (MPICH, a Debug" \
-		"build, sanitizers, fuzzing, the 8 GiB test); run every stage" \
+		"build, sanitizers, fuzzing, the 8 GiB test, the device" \
+		"rehearsal); run every stage" \
 		"with: CS_TEST_STAGES=all scripts/test.sh (as .ci/run does)"
 fi

@@ -174,11 +174,11 @@ static const struct cs_builtin {
 	const char *runs;
 	const char *model;
 } builtins[] = {
-	{ "ref", cs_backend_ref, NULL,
+	{ "ref", cs_backend_ref, "MPI",
 	  "this project's MPI reference (`ref/mpi/`): every collective built "
 	  "from MPI point-to-point and the golden arithmetic; no MPI reduction "
 	  "is used", "one rank per process" },
-	{ "mpi", cs_backend_mpi, NULL,
+	{ "mpi", cs_backend_mpi, "MPI",
 	  "the MPI library's own `MPI_Allreduce`, `MPI_Allgather`, "
 	  "`MPI_Reduce_scatter_block`, `MPI_Alltoall`, `MPI_Alltoallv`, "
 	  "`MPI_Bcast`, `MPI_Reduce`, `MPI_Gather`, `MPI_Scatter`, "

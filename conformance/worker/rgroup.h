@@ -26,8 +26,10 @@
 #define CS_RGROUP_H
 
 #include <stddef.h>
+#include <string.h>
 #include "collspec/backend.h"
 #include "base/names.h"
+#include "csref/status.h"
 
 typedef struct cs_rgroup cs_rgroup_t;
 
@@ -97,6 +99,7 @@ struct cs_rgroup {
 	void *impl;  /* the implementation's state */
 };
 
+#ifdef CS_HAVE_MPI
 /*
  * The rank-per-process group: MPI_Init, then this process is world rank
  * MPI_COMM_WORLD's rank. Sets OpenMP's threads per rank (the node's cores
@@ -104,6 +107,21 @@ struct cs_rgroup {
  * MPI does not start. cs_rgroup_mpi_free finalises MPI.
  */
 cs_status_t cs_rgroup_mpi(cs_rgroup_t *g);
+#else
+/* Built without MPI (cmake -DCS_MPI=OFF): no rank-per-process group. g is
+ * left empty and the error (CS_ERR_UNSUPPORTED) says so and what runs
+ * instead. */
+static inline cs_status_t cs_rgroup_mpi(cs_rgroup_t *g)
+{
+	memset(g, 0, sizeof *g);
+	return cs_error(CS_ERR_UNSUPPORTED, "this collspec was built without "
+			"MPI (cmake -DCS_MPI=OFF): a rank per process (a "
+			"backend such as mpi, ref or nccl, or a run under "
+			"mpiexec) needs a build with MPI; backends that drive "
+			"every rank from one process (gpu, gpu-sim, nccl-local) "
+			"run with --ranks");
+}
+#endif /* CS_HAVE_MPI */
 
 /* The all-in-one-process group of P ranks (no MPI). CS_ERR_NOMEM. */
 cs_status_t cs_rgroup_inproc(cs_rgroup_t *g, int P);
