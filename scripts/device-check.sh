@@ -19,7 +19,7 @@
 #             -DCS_TEST_FRAMEWORKS=AUTO -DCS_TEST_MUTANTS=OFF, Release;
 #             then only collspec, bench_gpu and the `gpu` tests' programs,
 #             one job per core
-#   ctest     ctest -L '^gpu$' in build-device/, with CS_GPU_TEST_SIZE
+#   ctest     ctest -L '^gpu$' in build-device/, with CS_GPU_TEST_SIZE (test_gpu_coll's CS_GPU_COLL_BIG)
 #             (test_gpu_coll's large count) in the environment
 #   suite-A   collspec run --backend gpu --backend-opt algo=A --ranks 1-8
 #             --quiet, for A = ring tree direct pairwise auto
@@ -44,8 +44,8 @@
 #   OUT               where the results go (the device tool's folder):
 #                     $OUT/summary.txt and $OUT/device-check-logs.tar.gz,
 #                     two files; without OUT, build-device/device-check/
-#   CS_GPU_TEST_SIZE  test_gpu_coll's large element count (default 65537;
-#                     the test's own default, 1000003, when set to 0)
+#   CS_GPU_TEST_SIZE  test_gpu_coll's large element count (default 65537),
+#                     handed to the test as CS_GPU_COLL_BIG
 #   CS_DC_MPI         ON or OFF: build with or without MPI (default: ON
 #                     when `mpicc --version` runs)
 #   CS_DC_BUILD_DIR   the build folder (default build-device)
@@ -139,7 +139,7 @@ dc_stage_build() {
 dc_stage_ctest() {
 	local rc total failed skipped
 
-	CS_GPU_TEST_SIZE="${CS_GPU_TEST_SIZE:-65537}" \
+	CS_GPU_COLL_BIG="${CS_GPU_TEST_SIZE:-65537}" \
 		ctest --test-dir "$dc_bdir" -L '^gpu$' --output-on-failure
 	rc=$?
 	total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' \
