@@ -270,8 +270,8 @@ static size_t moved_run(const cs_case_t *c, size_t j, size_t left)
 static void moved_bits(const struct octx *o, size_t lo, size_t n,
 		       uint64_t *bits)
 {
-	size_t j = lo, run, i;
-	int q;
+	size_t j = lo, run, i = 0;
+	int q = 0; /* set by source_of (initialised for -O3's warning) */
 
 	for (; j < lo + n; j += run) {
 		run = moved_run(o->c, j, lo + n - j);
