@@ -161,10 +161,11 @@ static const struct sel *sels_of(cs_mpilib_t lib, size_t *n)
 	return lib == CS_MPILIB_OPENMPI ? ompi_sels : mpich_sels;
 }
 
-/* Append "NAME=VALUE" (printf-formatted) to e; false when it is full. */
+/* Append "NAME=VALUE" to e; false when it is full or the pair does not
+ * fit CS_MPIALG_ENV_LEN (never cut). */
 static int put_var(cs_mpialg_env_t *e, const char *name, const char *val)
 {
-	int i;
+	int i, len;
 
 	for (i = 0; i < e->n; i++) /* (the dynamic-rules switch, once) */
 		if (!strncmp(e->var[i], name, strlen(name)) &&
@@ -172,7 +173,10 @@ static int put_var(cs_mpialg_env_t *e, const char *name, const char *val)
 			return 1;
 	if (e->n == CS_MPIALG_MAX_ENV)
 		return 0;
-	snprintf(e->var[e->n++], CS_MPIALG_ENV_LEN, "%s=%s", name, val);
+	len = snprintf(e->var[e->n], CS_MPIALG_ENV_LEN, "%s=%s", name, val);
+	if (len < 0 || len >= CS_MPIALG_ENV_LEN)
+		return 0;
+	e->n++;
 	return 1;
 }
 
