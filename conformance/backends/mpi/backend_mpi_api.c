@@ -141,7 +141,7 @@ static int persistent_init(const struct cs_mpib_call *c, MPI_Request *q)
  * "second") for the message; 0 or the MPI error code. */
 static int start_wait(MPI_Request *q, const char *init, const char *which)
 {
-	char what[96];
+	char what[192]; /* "MPI_Wait (...)" and an init call's name */
 	int rc;
 
 	snprintf(what, sizeof what, "MPI_Start (the %s start of %s's "
