@@ -9,6 +9,7 @@
  * components are Open MPI 4.1's coll components that take a collective
  * of the harness, with the collectives each provides.
  */
+#define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

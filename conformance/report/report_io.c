@@ -2,6 +2,7 @@
  * report_io.c - what the report's files share (report_impl.h): the run's
  * wall time and checked writes, each file's first failure said once.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>

@@ -75,7 +75,8 @@ string(APPEND log "${out}")
 if(NOT rc EQUAL 0)
   list(APPEND failed csref)
 endif()
-foreach(dir_obj "gpu/sim:exec.o" "conformance:backend_mpi.o"
+foreach(dir_obj "gpu/sim:exec.o" "conformance:backends/mpi/backend_mpi.o"
+                "conformance:backends/mpi/backend_mpi_types.o"
                 "tests/plugins:__/__/examples/ring_plugin/ring_plugin.o")
   string(REPLACE ":" ";" pair "${dir_obj}")
   list(GET pair 0 dir)

@@ -39,9 +39,6 @@
 #include "backends/gloo/backend_gloo.h"
 #include "backends/gloo/backend_gloo_impl.h"
 
-static char glb_err[1024];
-static int glb_algo_chosen = CS_GLB_FUNCTION;
-static int glb_allgatherv;
 static std::string glb_dir; /* the file store's directory */
 static std::shared_ptr<gloo::transport::Device> glb_dev;
 
@@ -49,27 +46,6 @@ static std::shared_ptr<gloo::transport::Device> glb_dev;
 static const char *const algo_names[CS_GLB_NUM_ALGOS] = {
 	"function", "function_bcube", "ring", "ring_chunked",
 	"halving_doubling", "bcube"};
-
-extern "C" int cs_glb_fail(const char *what, const char *msg)
-{
-	char *p;
-
-	snprintf(glb_err, sizeof glb_err, "%s: %s", what, msg);
-	for (p = glb_err; *p; p++)
-		if (*p == '\n' || *p == '\t')
-			*p = ' ';
-	return CS_GLB_ERR;
-}
-
-extern "C" int cs_glb_algo(void)
-{
-	return glb_algo_chosen;
-}
-
-extern "C" int cs_glb_use_allgatherv(void)
-{
-	return glb_allgatherv;
-}
 
 /* ---- options --------------------------------------------------------------- */
 
@@ -91,12 +67,13 @@ static int set_option(const std::string &word)
 	if (word.compare(0, 5, "algo=") == 0) {
 		for (int i = 0; i < CS_GLB_NUM_ALGOS; i++)
 			if (word.compare(5, std::string::npos, algo_names[i]) == 0) {
-				glb_algo_chosen = i;
+				cs_glb_set_state(i, cs_glb_use_allgatherv());
 				return 0;
 			}
 	} else if (word == "allgather=allgather" ||
 		   word == "allgather=allgatherv") {
-		glb_allgatherv = word == "allgather=allgatherv";
+		cs_glb_set_state(cs_glb_algo(),
+				 word == "allgather=allgatherv");
 		return 0;
 	}
 	return bad_option(word);
@@ -108,8 +85,7 @@ static int set_options(const char *options)
 	std::string all = options ? options : "";
 	size_t at = 0;
 
-	glb_algo_chosen = CS_GLB_FUNCTION;
-	glb_allgatherv = 0;
+	cs_glb_set_state(CS_GLB_FUNCTION, 0);
 	while (at < all.size()) {
 		size_t end = all.find(',', at);
 		std::string word = all.substr(at, end == std::string::npos
@@ -340,9 +316,7 @@ static int glb_sync(cs_bcomm_t c, void *stream)
 
 static const char *glb_error_string(cs_bcomm_t c, int err)
 {
-	if (err == CS_GLB_ERR && glb_err[0])
-		return glb_err;
-	return "gloo backend: unknown error";
+	return cs_glb_error_text(err);
 }
 
 static cs_backend_t make_table(void)

@@ -47,6 +47,10 @@ int cs_glb_fail(const char *what, const char *msg);
 int cs_glb_algo(void);
 /* 1 when allgather is served by gloo::allgatherv (allgather=allgatherv). */
 int cs_glb_use_allgatherv(void);
+/* Set the run's options (backend_gloo_state.cc holds them). */
+void cs_glb_set_state(int algo, int use_allgatherv);
+/* error_string's text for err: the last failure's message. */
+const char *cs_glb_error_text(int err);
 
 /* The collectives (backend_gloo_coll.cc), as the plugin ABI's fields of
  * the same names (collspec/backend.h) state them: 0, or CS_GLB_ERR with

@@ -17,10 +17,12 @@ if(CS_GLOO AND Gloo_FOUND AND CMAKE_CXX_COMPILER)
   set(CS_HAVE_GLOO ON)
   target_sources(cs_harness PRIVATE
     ${CMAKE_CURRENT_LIST_DIR}/backend_gloo.cc
-    ${CMAKE_CURRENT_LIST_DIR}/backend_gloo_coll.cc)
+    ${CMAKE_CURRENT_LIST_DIR}/backend_gloo_coll.cc
+    ${CMAKE_CURRENT_LIST_DIR}/backend_gloo_state.cc)
   set_source_files_properties(
     ${CMAKE_CURRENT_LIST_DIR}/backend_gloo.cc
     ${CMAKE_CURRENT_LIST_DIR}/backend_gloo_coll.cc
+    ${CMAKE_CURRENT_LIST_DIR}/backend_gloo_state.cc
     PROPERTIES COMPILE_OPTIONS "-std=gnu++17;-Wall;-Wno-unused-parameter")
   target_include_directories(cs_harness PRIVATE ${GLOO_INCLUDE_DIRS})
   target_compile_definitions(cs_harness PUBLIC CS_HAVE_GLOO=1)
