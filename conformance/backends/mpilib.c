@@ -7,17 +7,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef CS_HAVE_MPI
 #include <mpi.h>
+#endif
 #include "backends/mpilib.h"
 
 cs_mpilib_t cs_mpilib_detect(char *version, size_t n)
 {
+#ifdef CS_HAVE_MPI
 	char text[MPI_MAX_LIBRARY_VERSION_STRING + 1];
 	int len = 0;
 
 	if (MPI_Get_library_version(text, &len) != MPI_SUCCESS)
 		len = 0;
 	text[len < 0 ? 0 : len] = '\0';
+#else
+	/* a build without MPI (CS_MPI=OFF): no library to name */
+	const char *text = "no MPI library (built with CS_MPI=OFF)";
+#endif
 	if (version && n)
 		snprintf(version, n, "%.*s", (int)strcspn(text, "\r\n"), text);
 	return cs_mpilib_of(text);
