@@ -17,6 +17,9 @@ struct octx {
 	uint64_t (*canary)(size_t);
 	size_t *sdispl;      /* P*P: sdispl[q*P + d], sender q's block for d */
 	size_t *rcount, *rdispl; /* P: this rank's receive layout */
+	int fast;            /* gsum applies (cs_gsum_init): the block path
+				tries cs_golden_sum_fast first */
+	cs_gsum_t gsum;
 };
 
 /* Golden value of a reducing collective at input index i. */
@@ -187,7 +190,7 @@ cs_status_t cs_oracle_expect_general(const cs_case_t *c, int rank, size_t lo,
 				     size_t n, uint64_t (*canary)(size_t index),
 				     cs_golden_t *out)
 {
-	struct octx o = {c, rank, canary, NULL, NULL, NULL};
+	struct octx o = {c, rank, canary, NULL, NULL, NULL, 0, {0}};
 	cs_status_t st;
 
 	if ((st = check_args(c, rank, lo, n)) != CS_OK)
@@ -293,9 +296,11 @@ static void block_expect(const struct octx *o, size_t lo, size_t n,
 		cs_gen_columns(c, src, n, w->xs,
 			       c->op == CS_OP_PREMULSUM ? w->alpha : NULL);
 		for (k = 0; k < n; k++)
-			cs_golden_reduce(c->dtype, c->op, c->nranks, w->xs + k * P,
-					 w->alpha, c->mode == CS_MODE_EXACT,
-					 &w->g[k]);
+			if (!o->fast ||
+			    !cs_golden_sum_fast(&o->gsum, w->xs + k * P, &w->g[k]))
+				cs_golden_reduce(c->dtype, c->op, c->nranks,
+						 w->xs + k * P, w->alpha,
+						 c->mode == CS_MODE_EXACT, &w->g[k]);
 	} else if (c->coll == CS_COLL_ALLTOALLV) {
 		for (k = 0; k < n; k++)
 			expect_a2av(o, lo + k, &w->g[k]);
@@ -360,9 +365,12 @@ static cs_status_t octx_init(struct octx *o, const cs_case_t *c, int rank,
 {
 	cs_status_t st;
 
-	*o = (struct octx){c, rank, canary, NULL, NULL, NULL};
+	*o = (struct octx){c, rank, canary, NULL, NULL, NULL, 0, {0}};
 	if ((st = check_args(c, rank, lo, n)) != CS_OK)
 		return st;
+	o->fast = reduces(c->coll) &&
+		  cs_gsum_init(&o->gsum, c->dtype, c->op, c->nranks,
+			       c->mode == CS_MODE_EXACT);
 	if (c->coll == CS_COLL_ALLTOALLV && (st = a2av_prepare(o)) != CS_OK) {
 		octx_free(o);
 		return st;

@@ -70,6 +70,30 @@ extern "C" {
 void cs_golden_reduce(cs_dtype_t d, cs_op_t op, int P, const uint64_t *x,
                       const uint64_t *alpha, int exact, cs_golden_t *g);
 
+/*
+ * The fast path of cs_golden_reduce for what the suites generate most:
+ * float SUM and AVG over P >= 2 finite inputs that are not exact-mode
+ * inputs, where no partial of any order can overflow and the terms are far
+ * from the top of the double range. Prepare once per (dtype, op, P) with
+ * cs_gsum_init (0 when the fast path never applies), then
+ * cs_golden_sum_fast gives, for the column x[0..P), exactly the golden
+ * cs_golden_reduce(d, op, P, x, NULL, 0, g) gives, field by field and bit
+ * for bit, and returns 1; it returns 0 (g undefined) for a column it
+ * cannot prove it handles that way (a NaN or an infinity, a possible
+ * overflow), which the caller hands to cs_golden_reduce.
+ * tests/unit/test_golden_fast.c holds the two to identical goldens.
+ */
+typedef struct cs_gsum {
+  cs_dtype_t d;
+  cs_op_t op;
+  int P, avg_sub;
+  double u, e1, e2, th, th2, thr, fuzz, kavg, yavg, eta, zavg;
+  int fn;
+} cs_gsum_t;
+
+int cs_gsum_init(cs_gsum_t *k, cs_dtype_t d, cs_op_t op, int P, int exact);
+int cs_golden_sum_fast(const cs_gsum_t *k, const uint64_t *x, cs_golden_t *g);
+
 /* The golden element of pure data movement: exactly these bits. */
 void cs_golden_moved(cs_dtype_t d, uint64_t bits, cs_golden_t *g);
 
