@@ -65,6 +65,7 @@ esac
 # shellcheck source=setup.sh
 . "$(dirname "${BASH_SOURCE[0]}")/setup.sh" # also cds to the repo root
 echo "test.sh: set-up and build of build/ took $SECONDS s"
+cs_times="set-up $SECONDS s" # each stage's time, for the last lines
 
 cs_stage_tests() {
 	ctest --test-dir build --output-on-failure -j2 "$@"
@@ -163,13 +164,17 @@ for cs_stage in $cs_stages; do
 	if "cs_stage_$cs_stage" "$@"; then
 		echo "test.sh: stage $cs_stage: passed in" \
 			"$((SECONDS - cs_t0)) s"
+		cs_times+=", $cs_stage $((SECONDS - cs_t0)) s"
 	else
+		cs_times+=", $cs_stage $((SECONDS - cs_t0)) s (failed)"
 		echo "test.sh: error: stage $cs_stage failed after" \
 			"$((SECONDS - cs_t0)) s (see above); re-run one test" \
 			"with: $(cs_stage_hint "$cs_stage")" >&2
 		cs_failed+=("$cs_stage")
 	fi
 done
+# the times again at the end, where a log's tail shows them
+echo "test.sh: times: $cs_times; in all $SECONDS s"
 if [ ${#cs_failed[@]} -gt 0 ]; then
 	echo "test.sh: error: failed stages: ${cs_failed[*]}" >&2
 	exit 1

@@ -10,7 +10,7 @@
  *
  *   series backend coll dtype op inplace nranks bytes count iters warmup
  *   time_us min_us p50_us p90_us p99_us max_us algbw_GBps busbw_GBps
- *   wait_spread_us wrong checked
+ *   wait_spread_us wrong checked check_us
  *
  * series, backend, coll, dtype, op are strings (op "none" for a collective
  * that does not reduce); inplace, nranks, iters, warmup, wrong, checked
@@ -26,7 +26,11 @@
  * over iterations of (largest - smallest) per-rank time of that
  * iteration, the straggler view. wrong: elements of the last iteration's
  * result that failed the harness's check (checked = 1), or -1 when the
- * check was off (-c 0; checked = 0).
+ * check was off (-c 0; checked = 0). check_us: the harness's checks of
+ * that checked call (the oracle, the comparison, the statistics, guards
+ * and send buffer: cs_exec_check_call) on its slowest rank, in
+ * microseconds, beside the call's own time_us; -1 when not checked.
+ * Records of earlier releases have no check_us: readers take it as -1.
  */
 #ifndef CS_BENCH_REC_H
 #define CS_BENCH_REC_H
@@ -50,6 +54,7 @@ typedef struct cs_bench_rec {
 	double wait_spread_us;
 	long long wrong;   /* -1: not checked */
 	int checked;
+	double check_us;   /* -1: not checked (or not recorded) */
 } cs_bench_rec_t;
 
 #endif /* CS_BENCH_REC_H */

@@ -114,13 +114,13 @@ int cs_bench_rec_json(const cs_bench_rec_t *r, char *buf, size_t n)
 		"\"min_us\": %.9g, \"p50_us\": %.9g, \"p90_us\": %.9g, "
 		"\"p99_us\": %.9g, \"max_us\": %.9g, \"algbw_GBps\": %.9g, "
 		"\"busbw_GBps\": %.9g, \"wait_spread_us\": %.9g, "
-		"\"wrong\": %lld, \"checked\": %d}",
+		"\"wrong\": %lld, \"checked\": %d, \"check_us\": %.9g}",
 		series, backend, cs_coll_name(r->coll), cs_dtype_name(r->dtype),
 		cs_op_name(r->op), r->inplace, r->nranks,
 		(unsigned long long)r->bytes, (unsigned long long)r->count,
 		r->iters, r->warmup, r->time_us, r->min_us, r->p50_us,
 		r->p90_us, r->p99_us, r->max_us, r->algbw_GBps, r->busbw_GBps,
-		r->wait_spread_us, r->wrong, r->checked);
+		r->wait_spread_us, r->wrong, r->checked, r->check_us);
 }
 
 /* A JSON string at *p (after its opening quote) into out; *p past it. */
@@ -197,6 +197,7 @@ static int set_field(cs_bench_rec_t *r, const char *k, const char *v, int str)
 	NUM("busbw_GBps", busbw_GBps, double)
 	NUM("wait_spread_us", wait_spread_us, double)
 	NUM("wrong", wrong, long long) NUM("checked", checked, int)
+	NUM("check_us", check_us, double)
 #undef NUM
 	return 0;
 }
@@ -208,6 +209,7 @@ cs_status_t cs_bench_rec_from_json(const char *line, cs_bench_rec_t *r)
 	int nkeys = 0;
 
 	memset(r, 0, sizeof *r);
+	r->check_us = -1; /* absent from earlier releases' records */
 	if (*p++ != '{')
 		return cs_error(CS_ERR_INVALID, "bench record: not a JSON object");
 	for (p = skip_ws(p); *p != '}'; p = skip_ws(p)) {
@@ -238,9 +240,9 @@ cs_status_t cs_bench_rec_from_json(const char *line, cs_bench_rec_t *r)
 					"value \"%s\": %s", key, val);
 		nkeys++;
 	}
-	if (nkeys != 22)
-		return cs_error(CS_ERR_INVALID, "bench record: %d keys, 22 "
-				"expected", nkeys);
+	if (nkeys != 23 && nkeys != 22)
+		return cs_error(CS_ERR_INVALID, "bench record: %d keys, 23 "
+				"expected (22 without check_us)", nkeys);
 	return CS_OK;
 }
 
@@ -250,7 +252,7 @@ void cs_bench_csv_header(FILE *f)
 {
 	fputs("series,backend,coll,dtype,op,inplace,nranks,bytes,count,iters,"
 	      "warmup,time_us,min_us,p50_us,p90_us,p99_us,max_us,algbw_GBps,"
-	      "busbw_GBps,wait_spread_us,wrong,checked\n", f);
+	      "busbw_GBps,wait_spread_us,wrong,checked,check_us\n", f);
 }
 
 /* s as one CSV field (RFC 4180: quoted when it holds , " or a newline). */
@@ -275,13 +277,13 @@ void cs_bench_rec_csv(FILE *f, const cs_bench_rec_t *r)
 	fputc(',', f);
 	csv_field(f, r->backend);
 	fprintf(f, ",%s,%s,%s,%d,%d,%llu,%llu,%d,%d,%.9g,%.9g,%.9g,%.9g,%.9g,"
-		"%.9g,%.9g,%.9g,%.9g,%lld,%d\n", cs_coll_name(r->coll),
+		"%.9g,%.9g,%.9g,%.9g,%lld,%d,%.9g\n", cs_coll_name(r->coll),
 		cs_dtype_name(r->dtype), cs_op_name(r->op), r->inplace,
 		r->nranks, (unsigned long long)r->bytes,
 		(unsigned long long)r->count, r->iters, r->warmup, r->time_us,
 		r->min_us, r->p50_us, r->p90_us, r->p99_us, r->max_us,
 		r->algbw_GBps, r->busbw_GBps, r->wait_spread_us, r->wrong,
-		r->checked);
+		r->checked, r->check_us);
 }
 
 static cs_status_t close_ok(FILE *f, const char *path)
@@ -345,13 +347,17 @@ static const cs_bench_rec_t *find(const cs_bench_rec_t *r, size_t n,
 static void cols(FILE *f, const cs_bench_rec_t *r)
 {
 	if (!r) {
-		fprintf(f, " %9s %7s %7s %6s %9s %9s %8s", "-", "-", "-", "-",
-			"-", "-", "-");
+		fprintf(f, " %9s %7s %7s %6s %9s %9s %8s %9s", "-", "-", "-",
+			"-", "-", "-", "-", "-");
 		return;
 	}
 	fprintf(f, " %9.2f %7.2f %7.2f %6lld %9.2f %9.2f %8.2f", r->time_us,
 		r->algbw_GBps, r->busbw_GBps, r->wrong, r->p50_us, r->p99_us,
 		r->wait_spread_us);
+	if (r->check_us >= 0)
+		fprintf(f, " %9.2f", r->check_us);
+	else
+		fprintf(f, " %9s", "-");
 }
 
 void cs_bench_table(FILE *f, const cs_bench_rec_t *r, size_t n,
@@ -360,16 +366,18 @@ void cs_bench_table(FILE *f, const cs_bench_rec_t *r, size_t n,
 	double bus = 0;
 	size_t i, rows = 0, nb = 0;
 	const char *grp = "     time   algbw   busbw #wrong       p50       p99"
-			  "   spread";
+			  "   spread     check";
 
 	fprintf(f, "# series %s, %d ranks\n", series, P);
-	fprintf(f, "# %12s %12s %9s %6s      %-59s%s\n", "", "", "", "",
+	fprintf(f, "# %12s %12s %9s %6s      %-69s%s\n", "", "", "", "",
 		"out-of-place", "in-place");
 	fprintf(f, "# %12s %12s %9s %6s %s%s\n", "size", "count", "type",
 		"redop", grp, grp);
 	fprintf(f, "# %12s %12s %9s %6s %s%s\n", "(B)", "(elements)", "", "",
-		"      (us)  (GB/s)  (GB/s)             (us)      (us)     (us)",
-		"      (us)  (GB/s)  (GB/s)             (us)      (us)     (us)");
+		"      (us)  (GB/s)  (GB/s)             (us)      (us)     (us)"
+		"      (us)",
+		"      (us)  (GB/s)  (GB/s)             (us)      (us)     (us)"
+		"      (us)");
 	for (i = 0; i < n; i++) {
 		const cs_bench_rec_t *oop, *ip;
 		if (strcmp(r[i].series, series) || r[i].nranks != P)

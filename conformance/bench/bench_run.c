@@ -160,8 +160,12 @@ static void make_record(struct bsize *s, const cs_result_t *res,
 	r->warmup = s->o->warmup;
 	r->checked = s->o->check;
 	r->wrong = s->o->check ? 0 : -1;
-	for (q = 0; s->o->check && q < P; q++)
+	r->check_us = s->o->check ? 0 : -1;
+	for (q = 0; s->o->check && q < P; q++) {
 		r->wrong += (long long)w->all[q].wrong;
+		if (w->all[q].check_seconds * 1e6 > r->check_us)
+			r->check_us = w->all[q].check_seconds * 1e6;
+	}
 	/* a FAIL of another check (guards, send buffer, identity, an
 	 * error) with no element wrong still counts */
 	if (s->o->check && res->verdict == CS_V_FAIL && r->wrong == 0)

@@ -29,7 +29,10 @@ typedef struct cs_local {
 	uint64_t elems, bytes;
 	uint64_t wrong;        /* elements the value check found wrong
 				  (collspec bench's #wrong) */
-	double seconds;
+	double seconds;        /* the first call's own time */
+	double check_seconds;  /* the first call's checks on this rank
+				  (cs_exec_check_call: oracle, comparison,
+				  statistics, guards, send buffer) */
 	cs_stats_t stats;      /* random-mode float reductions: the statistics
 				  of the elements this rank checked against
 				  the oracle (merged over ranks and judged by

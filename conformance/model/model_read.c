@@ -15,8 +15,11 @@ static const char *const keys[] = {
 	"series", "backend", "coll", "dtype", "op", "inplace", "nranks",
 	"bytes", "count", "iters", "warmup", "time_us", "min_us", "p50_us",
 	"p90_us", "p99_us", "max_us", "algbw_GBps", "busbw_GBps",
-	"wait_spread_us", "wrong", "checked",
+	"wait_spread_us", "wrong", "checked", "check_us",
 };
+
+/* check_us came later: a record without it is read with -1 */
+#define OPTIONAL_KEY 22
 
 #define NUM_KEYS (sizeof keys / sizeof keys[0])
 #define MAX_VAL 128
@@ -175,6 +178,12 @@ static cs_status_t store(cs_bench_rec_t *r, int i, const char *v, int is_str)
 	case 20: st = as_int(k, v, -1, 9007199254740992.0, &d);
 		r->wrong = (long long)d; break;
 	case 21: st = as_int(k, v, 0, 1, &d); r->checked = (int)d; break;
+	case 22:
+		r->check_us = strtod(v, NULL);
+		if (!isfinite(r->check_us) || r->check_us < -1)
+			st = cs_error(CS_ERR_INVALID, "\"%s\": %s is not a time "
+				      "or -1", k, v);
+		break;
 	default: {
 		double *f[] = {&r->time_us, &r->min_us, &r->p50_us, &r->p90_us,
 			       &r->p99_us, &r->max_us, &r->algbw_GBps,
@@ -201,7 +210,7 @@ static cs_status_t member(struct rd *rd, cs_bench_rec_t *r, int *seen)
 		return st;
 	if ((i = key_index(k)) < 0)
 		return cs_error(CS_ERR_INVALID, "unknown key \"%s\" (bench_rec.h "
-				"names 22 keys)", k);
+				"names 23 keys)", k);
 	if (seen[i]++)
 		return cs_error(CS_ERR_INVALID, "key \"%s\" twice", k);
 	ws(rd);
@@ -226,6 +235,7 @@ cs_status_t cs_bench_rec_parse(const char *line, cs_bench_rec_t *r)
 	if (!line || !r)
 		return cs_error(CS_ERR_INVALID, "no line to read");
 	memset(r, 0, sizeof *r);
+	r->check_us = -1;
 	ws(&rd);
 	if (*rd.p != '{')
 		return bad(&rd, "expected '{' (one JSON object per line)");
@@ -242,7 +252,7 @@ cs_status_t cs_bench_rec_parse(const char *line, cs_bench_rec_t *r)
 	if (*rd.p)
 		return bad(&rd, "text after the object");
 	for (i = 0; i < NUM_KEYS; i++)
-		if (!seen[i])
+		if (!seen[i] && i != OPTIONAL_KEY)
 			return cs_error(CS_ERR_INVALID, "key \"%s\" missing",
 					keys[i]);
 	return CS_OK;

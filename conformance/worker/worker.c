@@ -274,8 +274,13 @@ static int one_call(cs_worker_t *w, cs_commvar_t v, int k, int n)
 	for (i = 0; k == 0 && i < w->n; i++)
 		w->l[i].seconds = w->g->ops->now(w->g) - t0;
 	move_all(w, 0, failed);
-	for (i = 0; i < w->n; i++)
+	for (i = 0; i < w->n; i++) {
+		double tc = w->g->ops->now(w->g);
+
 		same[i] = failed[i] ? 0 : cs_exec_check_call(&w->e[i], &w->l[i]);
+		if (k == 0)
+			w->l[i].check_seconds = w->g->ops->now(w->g) - tc;
+	}
 	if (w->e[0].share_root)
 		check_root_share(w, v);
 	for (i = 0; i < w->n && cs_coll_same_everywhere(w->e[i].c.coll); i++)

@@ -28,7 +28,7 @@ records() {
 import csv, json, sys
 keys = ("series backend coll dtype op inplace nranks bytes count iters "
         "warmup time_us min_us p50_us p90_us p99_us max_us algbw_GBps "
-        "busbw_GBps wait_spread_us wrong checked").split()
+        "busbw_GBps wait_spread_us wrong checked check_us").split()
 recs = []
 with open(sys.argv[1]) as f:
     for line in f:
@@ -62,6 +62,7 @@ for r in recs:
     assert r["series"] == "ref" and r["nranks"] == 3 and r["op"] == "sum"
     assert r["bytes"] == 4 * r["count"]
     assert r["wrong"] == 0 and r["checked"] == 1
+    assert r["check_us"] >= 0  # measured: the checked call was checked
     assert r["iters"] == 4 and r["warmup"] == 1
     assert r["time_us"] > 0 and r["min_us"] <= r["p50_us"] <= r["max_us"]
     assert abs(r["busbw_GBps"] - r["algbw_GBps"] * 4 / 3) <= \
@@ -78,6 +79,7 @@ grep -q "Avg bus bandwidth" "$dir/ref.out" || fail "no table on stdout"
 records "$dir/c0.json" "$dir/c0.csv" '
 assert len(recs) == 1 and recs[0]["inplace"] == 1
 assert recs[0]["wrong"] == -1 and recs[0]["checked"] == 0
+assert recs[0]["check_us"] == -1
 assert recs[0]["count"] == 8 and recs[0]["bytes"] == 64
 assert abs(recs[0]["busbw_GBps"] - recs[0]["algbw_GBps"] / 2) <= 1e-9
 ' || fail "-c 0 records"

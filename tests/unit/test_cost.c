@@ -368,6 +368,25 @@ static void test_read_good(void **state)
 	assert_true(r.time_us == 12.5 && r.max_us == 15);
 	assert_true(r.wait_spread_us == 0.15 && r.busbw_GBps == 0.24576);
 	assert_true(r.wrong == -1 && r.checked == 0);
+	/* a record of an earlier release: no check_us, read as -1 */
+	assert_true(r.check_us == -1);
+}
+
+/* check_us, the checked call's checks, when the record has it */
+static void test_read_check_us(void **state)
+{
+	char line[sizeof good + 32];
+	cs_bench_rec_t r;
+
+	(void)state;
+	snprintf(line, sizeof line, "%.*s,\"check_us\":250.5}",
+		 (int)(sizeof good - 2), good);
+	assert_int_equal(cs_bench_rec_parse(line, &r), CS_OK);
+	assert_true(r.check_us == 250.5 && r.checked == 0);
+	snprintf(line, sizeof line, "%.*s,\"check_us\":-2}",
+		 (int)(sizeof good - 2), good);
+	assert_int_not_equal(cs_bench_rec_parse(line, &r), CS_OK);
+	assert_non_null(strstr(cs_last_error(), "check_us"));
 }
 
 /* good with the first `from` replaced by `to`, then parsed: must fail
@@ -459,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_fit_recovers),
 		cmocka_unit_test(test_fit_file),
 		cmocka_unit_test(test_read_good),
+		cmocka_unit_test(test_read_check_us),
 		cmocka_unit_test(test_read_bad),
 		cmocka_unit_test(test_fit_file_errors),
 	};
