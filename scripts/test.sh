@@ -5,8 +5,12 @@
 # arguments it runs the stages a developer needs before every commit,
 # `tests quick`, and says how to run the rest; CS_TEST_STAGES=all (what
 # .ci/run sets) runs every stage:
-#   tests  the whole CTest suite in build/ (tests labelled `gpu` report
-#          "skipped" without a device; the `large` one skips unless asked)
+#   tests  the CTest suite in build/ but the tests labelled `slow` (tests
+#          labelled `gpu` report "skipped" without a device; the `large`
+#          one skips unless asked)
+#   slow   the tests labelled `slow` in build/ (a minute or more each on
+#          2 cores: test_symcheck, gpusim_quick_auto, _ring, _tree,
+#          mutant_ar_far_read)
 #   quick  the quick suite on the mpi backend at --ranks 1-8 against Open
 #          MPI (build/), its known defects expected
 #          (--expect docs/expectations/openmpi-4.1.txt)
@@ -44,14 +48,14 @@
 #   scripts/test.sh -L unit
 # Environment:
 #   CS_TEST_STAGES   stages to run, in order (default "tests quick";
-#                    "tests" when arguments are given; "all": tests quick
-#                    mpich builds asan fuzz large device)
+#                    "tests" when arguments are given; "all": tests slow
+#                    quick mpich builds asan fuzz large device)
 #   CS_FUZZ_SECONDS  seconds per fuzz target (default 20)
 # Exits non-zero when the set-up, a build or any test fails.
 
 set -euo pipefail
 
-cs_all_stages="tests quick mpich builds asan fuzz large device"
+cs_all_stages="tests slow quick mpich builds asan fuzz large device"
 if [ $# -gt 0 ]; then
 	cs_stages="${CS_TEST_STAGES:-tests}"
 else
@@ -67,8 +71,20 @@ esac
 echo "test.sh: set-up and build of build/ took $SECONDS s"
 cs_times="set-up $SECONDS s" # each stage's time, for the last lines
 
+# Without arguments, every test but those labelled `slow` (the `slow`
+# stage runs them); with arguments, what they select.
 cs_stage_tests() {
+	if [ $# -eq 0 ]; then
+		set -- -LE '^slow$'
+	fi
 	ctest --test-dir build --output-on-failure -j2 "$@"
+}
+
+# The tests labelled `slow` (a minute or more each on 2 cores): the
+# symbolic proof of every schedule, three of the gpu-sim quick suites, a
+# mutant that faults on every case.
+cs_stage_slow() {
+	ctest --test-dir build --output-on-failure -j2 -L '^slow$'
 }
 
 # The quick suite on the mpi backend at 1 to 8 ranks with the library's
@@ -137,6 +153,7 @@ cs_stage_fuzz() {
 cs_stage_hint() {
 	case "$1" in
 	tests) echo "ctest --test-dir build --output-on-failure -R NAME" ;;
+	slow) echo "ctest --test-dir build --output-on-failure -L slow" ;;
 	quick) echo "build/conformance/collspec run --backend mpi" \
 		"--ranks 1-8 --expect docs/expectations/openmpi-4.1.txt" ;;
 	mpich) echo "ctest --test-dir build-mpich --output-on-failure -R" \
@@ -155,9 +172,9 @@ cs_stage_hint() {
 cs_failed=()
 for cs_stage in $cs_stages; do
 	case "$cs_stage" in
-	tests | quick | mpich | builds | asan | fuzz | large | device) ;;
+	tests | slow | quick | mpich | builds | asan | fuzz | large | device) ;;
 	*) cs_die "unknown stage '$cs_stage' in CS_TEST_STAGES" \
-		"(valid: tests quick mpich builds asan fuzz large device)" ;;
+		"(valid: tests slow quick mpich builds asan fuzz large device)" ;;
 	esac
 	echo "test.sh: stage $cs_stage: starting"
 	cs_t0=$SECONDS
@@ -181,8 +198,8 @@ if [ ${#cs_failed[@]} -gt 0 ]; then
 fi
 echo "test.sh: all stages passed: $cs_stages"
 if [ "$cs_stages" != "$cs_all_stages" ]; then
-	echo "test.sh: not run here: the other stages of CI (MPICH, a Debug" \
-		"build, sanitizers, fuzzing, the 8 GiB test, the device" \
-		"rehearsal); run every stage" \
+	echo "test.sh: not run here: the other stages of CI (the tests" \
+		"labelled slow, MPICH, a Debug build, sanitizers, fuzzing, the" \
+		"8 GiB test, the device rehearsal); run every stage" \
 		"with: CS_TEST_STAGES=all scripts/test.sh (as .ci/run does)"
 fi
