@@ -16,6 +16,8 @@
  *   - data movement: allgather float32 random, every rank's input, bytes
  *     verified per second on one thread, by the general path's oracle and
  *     cs_compare_range and by cs_oracle_check;
+ *   - where a checked element's time goes: each step alone (the inputs,
+ *     the golden, the comparison, the statistics), ns per element;
  *   - memcmp of the same bytes.
  * Figures only; nothing is asserted. Best of three runs each; one-thread
  * figures per second of CPU time, the thread scaling per wall second.
@@ -28,6 +30,7 @@
 #include "csref/oracle.h"
 #include "csref/compare.h"
 #include "csref/gen.h"
+#include "csref/golden.h"
 #include "csref/stats.h"
 
 #define OLD_BLOCK ((size_t)1 << 16)
@@ -112,6 +115,59 @@ static double time_old_check(const cs_case_t *c, cs_golden_t *g,
 		cs_stats_add(&st, c->dtype, c->op, c->nranks, g, got + lo, m);
 	}
 	return now() - t0;
+}
+
+/*
+ * Where a checked element's time goes, one thread, nanoseconds per element
+ * of each step alone, in blocks of 512 as the block path runs them: the P
+ * inputs (cs_gen_columns), the golden (the fast golden, the general one
+ * where it declines), the comparison, the statistics. g: n goldens out;
+ * got: the received values.
+ */
+static void time_steps(const cs_case_t *c, cs_golden_t *g, const float *got,
+		       size_t n)
+{
+	size_t B = 512, P = (size_t)c->nranks, lo, k, m;
+	uint64_t *x = malloc(B * P * sizeof *x);
+	double tgen, tgold, tcmp, tst, t0;
+	cs_cmp_summary_t s;
+	cs_stats_t st;
+	cs_gsum_t gs;
+	int fast = cs_gsum_init(&gs, c->dtype, c->op, c->nranks, 0);
+
+	if (!x)
+		die("memory");
+	t0 = now();
+	for (lo = 0; lo < n; lo += B)
+		cs_gen_columns(c, lo, n - lo < B ? n - lo : B, x, NULL);
+	tgen = now() - t0;
+	t0 = now();
+	for (lo = 0; lo < n; lo += B) {
+		m = n - lo < B ? n - lo : B;
+		cs_gen_columns(c, lo, m, x, NULL);
+		for (k = 0; k < m; k++)
+			if (!fast || !cs_golden_sum_fast(&gs, x + k * P, &g[lo + k]))
+				cs_golden_reduce(c->dtype, c->op, c->nranks,
+						 x + k * P, NULL, 0, &g[lo + k]);
+	}
+	tgold = now() - t0 - tgen;
+	cs_cmp_summary_init(&s);
+	t0 = now();
+	for (lo = 0; lo < n; lo += B)
+		cs_compare_range(c->dtype, g + lo, got + lo,
+				 n - lo < B ? n - lo : B, lo, &s);
+	tcmp = now() - t0;
+	cs_stats_init(&st);
+	t0 = now();
+	for (lo = 0; lo < n; lo += B)
+		cs_stats_add(&st, c->dtype, c->op, c->nranks, g + lo, got + lo,
+			     n - lo < B ? n - lo : B);
+	tst = now() - t0;
+	printf("steps  block   1 thread : generation %.0f, golden %.0f, "
+	       "comparison %.0f, statistics %.0f ns per element\n",
+	       tgen / (double)n * 1e9, tgold / (double)n * 1e9,
+	       tcmp / (double)n * 1e9, tst / (double)n * 1e9);
+	free(x);
 }
 
 /* Goldens of both paths, field by field (bits of the doubles). */
@@ -199,6 +255,7 @@ int main(int argc, char **argv)
 	tc = time_check(&c, got, n);
 	printf("check  block   1 thread : %10.3g bytes/s verified (%.1fx)\n",
 	       (double)n * sizeof(float) / tc, told / tc);
+	time_steps(&c, g2, got, n);
 	wall_clock = 1;
 	for (t = 1; t <= threads; t++) {
 		omp_set_num_threads(t);
