@@ -188,6 +188,8 @@ int cs_result_to_json(const cs_result_t *r, char *buf, size_t n)
 	jw_knum(&w, "elems_checked", "%zu", r->elems_checked);
 	jw_knum(&w, "bytes_checked", "%zu", r->bytes_checked);
 	jw_knum(&w, "seconds", "%.9g", r->seconds);
+	if (r->peak_rss)
+		jw_knum(&w, "peak_rss", "%llu", (unsigned long long)r->peak_rss);
 	jw_putc(&w, '}');
 	if (n)
 		buf[w.used < n ? w.used : n - 1] = '\0';

@@ -301,6 +301,8 @@ static cs_status_t apply_num(cs_result_t *r, const char *k, const char *v,
 		st = parse_u64(k, v, &u), r->elems_checked = (size_t)u;
 	else if (!strcmp(k, "bytes_checked"))
 		st = parse_u64(k, v, &u), r->bytes_checked = (size_t)u;
+	else if (!strcmp(k, "peak_rss"))
+		st = parse_u64(k, v, &r->peak_rss);
 	else
 		*done = 0;
 	return st;

@@ -53,6 +53,8 @@ typedef struct cs_result {
   size_t elems_checked;
   size_t bytes_checked;
   double seconds;      /* wall time of the collective call (max over ranks) */
+  uint64_t peak_rss;   /* suite scale: peak resident memory per rank, bytes
+                          (max over ranks; 0: not measured) */
 } cs_result_t;
 
 #endif /* CS_RESULT_H */

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "base/commands.h"
+#include "base/memest.h"
 #include "bench/bench.h"
 #include "bench/bench_plot.h"
 #include "backends/registry.h"
@@ -312,21 +313,6 @@ static int probe_all(const cs_bench_opts_t *o, struct series *s, int ns)
 	return 1;
 }
 
-/* Memory this machine has (MemAvailable), bytes; 0 when unknown. */
-static double mem_available(void)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[256];
-	double kb = 0;
-
-	while (f && fgets(line, sizeof line, f))
-		if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kb * 1024;
-}
-
 /*
  * The largest size must fit with every rank of the largest world size on
  * this machine, or the kernel would kill a rank and the size would read
@@ -337,7 +323,7 @@ static double mem_available(void)
  */
 static int fits_ok(const cs_bench_opts_t *o)
 {
-	double avail = mem_available(), need;
+	double avail = cs_mem_available(), need;
 	int i, pmax = 1;
 
 	for (i = 0; i < o->nsizes; i++)

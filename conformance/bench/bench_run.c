@@ -146,9 +146,13 @@ static void make_record(struct bsize *s, const cs_result_t *res,
 	double *t = malloc((size_t)P * (size_t)it * sizeof *t);
 
 	memset(r, 0, sizeof *r);
-	snprintf(r->series, sizeof r->series, "%s",
+	/* (precisions: names longer than the fields are cut, as gcc's
+	 * -Wformat-truncation wants said) */
+	snprintf(r->series, sizeof r->series, "%.*s",
+		 (int)sizeof r->series - 1,
 		 s->o->series ? s->o->series : w->backend_name);
-	snprintf(r->backend, sizeof r->backend, "%s", w->backend_name);
+	snprintf(r->backend, sizeof r->backend, "%.*s",
+		 (int)sizeof r->backend - 1, w->backend_name);
 	r->coll = hc->c.coll;
 	r->dtype = hc->c.dtype;
 	r->op = hc->c.op;

@@ -226,6 +226,8 @@ void cs_result_merge(const cs_run_opts_t *o, const char *backend_name,
 		res->bytes_checked += all[q].bytes;
 		if (all[q].seconds > res->seconds)
 			res->seconds = all[q].seconds;
+		if (all[q].peak_rss > res->peak_rss)
+			res->peak_rss = all[q].peak_rss;
 		nfail += all[q].verdict == CS_V_FAIL;
 	}
 	apply_profile(obs, &win, res->info, sizeof res->info);

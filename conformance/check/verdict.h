@@ -30,6 +30,9 @@ typedef struct cs_local {
 	uint64_t wrong;        /* elements the value check found wrong
 				  (collspec bench's #wrong) */
 	double seconds;        /* the first call's own time */
+	uint64_t peak_rss;     /* suite scale: the peak resident memory of
+				  this rank's process over the case, divided
+				  by its ranks, bytes; 0 not measured */
 	double check_seconds;  /* the first call's checks on this rank
 				  (cs_exec_check_call: oracle, comparison,
 				  statistics, guards, send buffer) */

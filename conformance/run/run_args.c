@@ -20,11 +20,9 @@
 #include "suite/suite.h"
 #include "csref/grid.h"
 
-#define DEFAULT_TIMEOUT 120.0
-
-
 #define MAX_SIZES CS_MAX_SIZES
 #define DEFAULT_TIMEOUT 120.0
+#define SCALE_TIMEOUT 3600.0 /* suite scale: checks of gigabytes */
 #define MAX_TIMEOUT 86400.0 /* one day per case */
 #define MAX_LIST 1023       /* bytes of one comma list (--coll, --count...) */
 
@@ -41,7 +39,7 @@ static const char run_usage[] =
 "                       plugin:PATH (default ref)\n"
 "  --backend-opt STR    option string given to the backend's init (at\n"
 "                       most %d bytes, no control characters)\n"
-"  --suite NAME         quick | full | patterns (default quick)\n"
+"  --suite NAME         quick | full | patterns | scale (default quick)\n"
 "  --mpi-alg SPEC       (--backend mpi) the MPI library's own algorithm or\n"
 "                       component: COLL=ALG[,...], iCOLL=ALG for the\n"
 "                       nonblocking calls, component=NAME (Open MPI);\n"
@@ -61,7 +59,9 @@ static const char run_usage[] =
 "  --comm-log FILE      every call of every rank, JSON Lines\n"
 "checking:\n"
 "  --repeat N           call each case N times on the same inputs, with a\n"
-"                       call on fresh inputs between each two (default 2)\n"
+"                       call on fresh inputs between each two (default 2;\n"
+"                       suite scale: 1, to keep memory within 3x the\n"
+"                       buffers)\n"
 "reports:\n"
 "  --json FILE          JSON Lines, one object per case\n"
 "  --junit FILE         JUnit XML (valid also when the run is cut short)\n"
@@ -73,7 +73,7 @@ static const char run_usage[] =
 "                       passed is XPASS (fails)\n"
 "driver:\n"
 "  --timeout S          seconds a case may run before it is a hang\n"
-"                       (default %g, at most %g)\n"
+"                       (default %g; suite scale: 3600; at most %g)\n"
 "  --first K            start at case K of every world size\n"
 "  --mpiexec PATH       the launcher (default: the build's MPI's mpiexec,\n"
 "                       else mpiexec from PATH)\n"
@@ -246,15 +246,15 @@ static int verbose_flags(const char *arg)
 /* Contract in run_args.h. */
 cs_status_t cs_run_parse_args(int argc, char **argv, cs_run_opts_t *o)
 {
-	int i, nv;
+	int i, nv, scale;
 
 	memset(o, 0, sizeof *o);
 	cs_filter_init(&o->f);
 	o->backend = "ref";
 	o->backend_opt = "";
 	o->suite = "quick";
-	o->timeout = DEFAULT_TIMEOUT;
-	o->repeat = 2;
+	o->timeout = 0; /* not given: the suite's default, below */
+	o->repeat = 0; /* not given: the suite's default, below */
 	o->wargs = calloc((size_t)argc * 2 + 1, sizeof *o->wargs);
 	if (!o->wargs)
 		return cs_error(CS_ERR_NOMEM, "out of memory");
@@ -296,5 +296,11 @@ cs_status_t cs_run_parse_args(int argc, char **argv, cs_run_opts_t *o)
 				o->wargs[o->nwargs++] = (char *)v;
 		}
 	}
+	scale = cs_suite_find(o->suite) &&
+		cs_suite_find(o->suite)->kind == CS_SUITE_SCALE;
+	if (!o->repeat)
+		o->repeat = scale ? 1 : 2;
+	if (!o->timeout)
+		o->timeout = scale ? SCALE_TIMEOUT : DEFAULT_TIMEOUT;
 	return CS_OK;
 }

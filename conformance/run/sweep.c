@@ -18,6 +18,7 @@
 #include "csref/case.h"
 #include "backends/registry.h"
 #include "report/report.h"
+#include "base/memest.h"
 #include "base/result.h"
 #include "run/run_args.h"
 #include "worker/validate.h"
@@ -94,51 +95,24 @@ static void explain_empty(const cs_run_opts_t *o)
 		"filters at the --ranks given\n");
 }
 
-/* Memory this machine has for the workers (MemAvailable), in bytes; 0 when
- * unknown. */
-static double mem_available(void)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[256];
-	double kb = 0;
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof line, f))
-		if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb * 1024;
-}
-
 /*
  * A case whose buffers cannot fit in this machine's memory, with all P ranks
  * of the launch on it, is refused before anything runs: otherwise the
  * kernel kills a rank and the harness would blame the implementation
- * ("crash"). Estimate per rank: below, plus the oracle's working block.
+ * ("crash"). The scale suite's cases are that large by design: its
+ * workers skip each one that does not fit, with the reason (worker.c).
  */
-static int fits_in_memory(const cs_hcase_t *cases, size_t n, int P,
-			  int repeat)
+static int fits_in_memory(const cs_run_opts_t *o, const cs_hcase_t *cases,
+			  size_t n, int P)
 {
-	double avail = mem_available(), worst = 0;
+	const cs_suite_info_t *si = cs_suite_find(o->suite);
+	double avail = cs_mem_available(), worst = 0, need;
 	size_t i, k = 0;
 
+	if (si && si->kind == CS_SUITE_SCALE)
+		return 1;
 	for (i = 0; avail > 0 && i < n; i++) {
-		const cs_case_t *c = &cases[i].c;
-		/* the root holds the largest buffers; alltoallv pairs reach
-		 * 2*count (its matrix is built later) */
-		double recv = c->coll == CS_COLL_ALLTOALLV
-				      ? (double)c->count * P * 2.0
-				      : (double)cs_case_recv_count(c, c->root);
-		double elems = c->coll == CS_COLL_ALLTOALLV
-				       ? recv * 2.0
-				       : (double)cs_case_send_count(c, c->root) +
-						 recv;
-		/* the buffers, their images for the case's own and the fresh
-		 * inputs, and copies of what the calls received (call 1's,
-		 * each fresh call's, the root's for a shared check) */
-		double need = (elems * 3.0 + recv * (repeat + 1.0)) *
-				      (double)cs_dtype_size(c->dtype) + 64e6;
+		need = cs_hcase_mem_need(&cases[i], P, o->repeat);
 		if (need > worst) {
 			worst = need;
 			k = i;
@@ -178,7 +152,7 @@ static size_t sweep_total(const cs_run_opts_t *o, size_t *ncases)
 			fprintf(stderr, "collspec run: %s\n", cs_last_error());
 			return 0;
 		}
-		if (!fits_in_memory(cases, n, o->sizes[i], o->repeat)) {
+		if (!fits_in_memory(o, cases, n, o->sizes[i])) {
 			free(cases);
 			return 0;
 		}

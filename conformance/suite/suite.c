@@ -18,6 +18,7 @@
 #include "suite/cover.h"
 #include "suite/factors.h"
 #include "suite/patsuite.h"
+#include "suite/scalesuite.h"
 #include "suite/suite.h"
 
 /* ---- the registry -------------------------------------------------------- */
@@ -33,6 +34,11 @@ static const cs_suite_info_t suites[] = {
 	 "(spec/patterns.md)",
 	 "every pattern, variant and dtype of spec/patterns.md section 6, on "
 	 "--grid or the default grid", CS_SUITE_PATTERNS},
+	{"scale", "counts at the sizes of training: buffers past 2^31 bytes "
+	 "and 2^31 elements, shards past 4 GiB",
+	 "every collective at three counts (bytes, elements, shard), odd "
+	 "and not a multiple of the world size; a case the machine's free "
+	 "memory cannot hold is skipped", CS_SUITE_SCALE},
 };
 
 #define NSUITES (sizeof suites / sizeof suites[0])
@@ -78,6 +84,7 @@ static cs_status_t build_rows(const cs_cover_space_t *sp, cs_suite_kind_t k,
 		return cs_cover_pairs(sp, rows, n);
 	case CS_SUITE_PRODUCT:
 	case CS_SUITE_PATTERNS:
+	case CS_SUITE_SCALE:
 		break;
 	}
 	return cs_cover_all(sp, rows, n);
@@ -126,6 +133,8 @@ cs_status_t cs_suite_build(const char *name, int world, const cs_filter_t *f,
 	si = cs_suite_find(name);
 	if (si->kind == CS_SUITE_PATTERNS)
 		return cs_patsuite_build(world, f, out, n);
+	if (si->kind == CS_SUITE_SCALE)
+		return cs_scalesuite_build(world, f, out, n);
 	if ((st = cs_factors_new(si->kind, world, f, &s)) != CS_OK)
 		return st;
 	cs_factors_cover_space(s, &sp);

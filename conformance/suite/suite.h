@@ -15,7 +15,8 @@
 typedef enum cs_suite_kind {
   CS_SUITE_PRODUCT, /* all of them */
   CS_SUITE_COVER,   /* a covering array (cover.h), under a cost budget */
-  CS_SUITE_PATTERNS /* the parallelism patterns (patsuite.c) */
+  CS_SUITE_PATTERNS, /* the parallelism patterns (patsuite.c) */
+  CS_SUITE_SCALE     /* counts at training sizes (scalesuite.c) */
 } cs_suite_kind_t;
 
 /* One entry of the suite registry. */

@@ -18,6 +18,7 @@
 #include "worker/precheck.h"
 #include "report/results_file.h"
 #include "worker/fault.h"
+#include "base/memest.h"
 
 /* ---- buffers ------------------------------------------------------------------ */
 
@@ -38,6 +39,28 @@ static size_t root_bytes(const cs_exec_t *e)
 	return n ? n : 1;
 }
 
+/* 1 when the case's ranks fit in the machine's free memory (all of the
+ * world's ranks on this machine: an upper estimate), else 0 with the
+ * reason. The ranks may read different free memory: they agree on the
+ * skip (cs_worker_case). */
+static int fits(const cs_worker_t *w, const cs_hcase_t *hc, char *reason,
+		size_t n)
+{
+	int W = w->g->world;
+	double need = cs_hcase_mem_need(hc, W, w->o->repeat);
+
+	if (w->mem_avail <= 0 || need * W <= 0.9 * w->mem_avail)
+		return 1;
+	snprintf(reason, n, "needs about %.1f GiB of memory at %d ranks (%.1f "
+		 "GiB per rank), more than 90%% of the %.*f %s this machine "
+		 "had free", need * W / 1073741824.0, W, need / 1073741824.0,
+		 w->mem_avail < 1073741824.0 ? 0 : 1,
+		 w->mem_avail / (w->mem_avail < 1073741824.0 ? 1048576.0
+							     : 1073741824.0),
+		 w->mem_avail < 1073741824.0 ? "MiB" : "GiB");
+	return 0;
+}
+
 /* 0 when local rank i can run the case, 1 (skip) or 2 (harness failure)
  * with the reason; on 0 its exec is set up (and on its device). */
 static int prepare(cs_worker_t *w, const struct cs_wvar *var, int i,
@@ -51,6 +74,8 @@ static int prepare(cs_worker_t *w, const struct cs_wvar *var, int i,
 		return 1;
 	}
 	if (cs_backend_takes(w->b, var->comm[i], hc, var->size[i], reason, n))
+		return 1;
+	if (!fits(w, hc, reason, n))
 		return 1;
 	if (cs_exec_setup_at(e, hc, var->size[i], var->rank[i], wr) != CS_OK) {
 		snprintf(reason, n, "rank %d: %s", wr, cs_last_error());
@@ -318,13 +343,14 @@ void cs_worker_case(cs_worker_t *w, const cs_hcase_t *hc, cs_result_t *res)
 {
 	const struct cs_wvar *var;
 	char reason[256];
-	int i, all;
+	int i, all, rss;
 
 	if (hc->pattern) { /* a parallelism pattern: patcase.c */
 		cs_patcase_run(w, hc, res);
 		return;
 	}
 	var = cs_worker_var(w, hc->comm);
+	rss = w->rss && cs_peak_rss_reset() == 0;
 	for (i = 0; i < w->n; i++) {
 		cs_local_init(&w->l[i], w->g->first + i,
 			      var->ready > 0 ? var->rank[i] : i);
@@ -339,6 +365,9 @@ void cs_worker_case(cs_worker_t *w, const cs_hcase_t *hc, cs_result_t *res)
 	all = w->g->ops->max(w->g, w->flag);
 	if (all == 0)
 		execute(w, hc->comm);
+	/* the process's peak over the case, shared by its local ranks */
+	for (i = 0; rss && all == 0 && i < w->n; i++)
+		w->l[i].peak_rss = cs_peak_rss() / (uint64_t)w->n;
 	/* (a rank that could run it stays PASS: the others' verdicts say
 	 * why the case did not run) */
 	for (i = 0; i < w->n; i++)

@@ -91,6 +91,9 @@ typedef struct cs_worker {
 			       results-only mode */
 	FILE *results;      /* the leader, with --results */
 	char backend_name[64];
+	double mem_avail;   /* the machine's free memory at the start, bytes
+			       (base/memest.h; 0: unknown) */
+	int rss;            /* measure each case's peak memory (suite scale) */
 } cs_worker_t;
 
 /* Everything before the first case: validation, the suite's cases for

@@ -16,6 +16,8 @@
 #include "report/report.h"
 #include "worker/validate.h"
 #include "worker/precheck.h"
+#include "base/memest.h"
+#include "suite/suite.h"
 
 int cs_worker_agree(cs_worker_t *w, int ok, const char *msg)
 {
@@ -378,6 +380,9 @@ int cs_worker_start(cs_worker_t *w, cs_hcase_t **cases, size_t *n)
 	ok = !cs_rgroup_leads(w->g) || cs_run_opts_ok(o, W);
 	if (!cs_worker_agree(w, ok, NULL))
 		return 0;
+	w->mem_avail = cs_mem_available();
+	w->rss = cs_suite_find(o->suite) &&
+		 cs_suite_find(o->suite)->kind == CS_SUITE_SCALE;
 	ok = cs_suite_build(o->suite, W, &o->f, cases, n) == CS_OK;
 	if (!cs_worker_agree(w, ok, cs_last_error()))
 		return 0;

@@ -219,8 +219,10 @@ static void test_registry(void **state)
 	}
 	assert_true(i >= 2);
 	assert_int_equal(kinds, 1 << CS_SUITE_PRODUCT | 1 << CS_SUITE_COVER |
-					1 << CS_SUITE_PATTERNS);
+					1 << CS_SUITE_PATTERNS |
+					1 << CS_SUITE_SCALE);
 	assert_int_equal(cs_suite_find("quick")->kind, CS_SUITE_COVER);
+	assert_int_equal(cs_suite_find("scale")->kind, CS_SUITE_SCALE);
 	assert_int_equal(cs_suite_find("patterns")->kind, CS_SUITE_PATTERNS);
 	assert_int_equal(cs_suite_find("full")->kind, CS_SUITE_PRODUCT);
 	assert_null(cs_suite_find("Quick"));
