@@ -577,6 +577,82 @@ par_page() {
 	done
 }
 
+# ---- pictures and memory per rank of each parallelism page (issue 21) -------
+
+# page name: the pictures (`collspec explain` arguments, one picture a
+# line as FILE ARGS) and the `collspec model --train` layout of its
+# memory table.
+page_pictures() {
+	case $1 in
+	dp | zero | fsdp) echo "grid-$1 --grid ${1/zero/zero1} --ranks 8" ;;
+	tp)	echo "tp_mlp --pattern tp_mlp"
+		echo "tp_col --pattern tp_col"
+		echo "grid-tp --grid tp_mlp --ranks 8" ;;
+	sp)	echo "sp --pattern sp --ranks 4" ;;
+	ulysses) echo "grid-ulysses --grid ulysses --ranks 8" ;;
+	ring)	echo "ring --pattern ring"
+		echo "grid-ring --grid ring --ranks 8" ;;
+	moe)	echo "moe --pattern moe"
+		echo "grid-moe --grid moe --ranks 8" ;;
+	pp)	echo "pp --pattern pp"
+		echo "grid-pp2-dp2-tp2 --grid pp2,dp2,tp2" ;;
+	*)	die "no pictures for page $1" ;;
+	esac
+}
+
+page_memory_args() {
+	case $1 in
+	dp | zero | fsdp) echo "--dp 8" ;;
+	tp)	echo "--dp 2 --tp 4" ;;
+	sp)	echo "--dp 2 --tp 4 --sp" ;;
+	ulysses | ring) echo "--dp 2 --cp 4" ;;
+	moe)	echo "--dp 8 --ep 4 --experts 8" ;;
+	pp)	echo "--dp 2 --pp 4" ;;
+	*)	die "no memory layout for page $1" ;;
+	esac
+}
+
+# The Pictures and Memory sections of page $1, its SVGs written into $2.
+page_extras() {
+	local name=$1 dir=$2 file args
+	echo "## Pictures"
+	echo
+	echo "Each picture is what the command beside it prints and draws" \
+		"(\`--svg FILE\`), from the code the pattern runs (the grid" \
+		"of spec/patterns.md §2, the 1F1B timetable, the pattern's" \
+		"logged calls on the simulator, its chunk layout, its routing)."
+	echo
+	while read -r file args; do
+		# shellcheck disable=SC2086
+		cs explain $args --svg "$dir/$file.svg" >"$tmp/pic"
+		echo "\`collspec explain $args --svg $file.svg\`:"
+		echo
+		echo "![$(head -1 "$tmp/pic")]($file.svg)"
+		echo
+		echo '```text'
+		cat "$tmp/pic"
+		echo '```'
+		echo
+	done < <(page_pictures "$name")
+	args="--vocab 50304 $(page_memory_args "$name")"
+	echo "## Memory per rank"
+	echo
+	echo "Parameters, gradients, Adam's optimizer states and activations" \
+		"on one rank of a 24-layer GPT (hidden 2048) under ZeRO 0-3" \
+		"and FSDP, with mixed precision: 2 bytes a parameter and a" \
+		"gradient, 12 bytes of optimizer state (fp32 master copy, m," \
+		"v); ZeRO-1 shards the 12 bytes over dp, ZeRO-2 also the" \
+		"gradients, ZeRO-3 and FSDP also the parameters; tp and pp" \
+		"divide every state; the assumptions are in" \
+		"[docs/model.md](../model.md) §4.8." \
+		"\`collspec model --train $args --memory\`:"
+	echo
+	echo '```text'
+	# shellcheck disable=SC2086
+	cs model --train $args --memory
+	echo '```'
+}
+
 # ---- the pages ----------------------------------------------------------------
 
 generate() {
@@ -618,6 +694,7 @@ generate() {
 	while IFS=$'\t' read -r name title pats; do
 		# shellcheck disable=SC2086
 		par_page "$title" $pats >"$out/parallelism/$name.md"
+		page_extras "$name" "$out/parallelism" >>"$out/parallelism/$name.md"
 		pats=$(echo "$pats" | tr ' ' '\n' | sed 's/:.*//' | uniq |
 			tr '\n' ' ')
 		pats=${pats% }

@@ -384,8 +384,9 @@ static int print_memory(const struct train_args *a)
 		printf("memory per rank, GB = 1e9 bytes (docs/model.md 4.8): "
 		       "%zu bytes per parameter and per gradient, %d per "
 		       "optimizer state; dense parameters sharded over dp %d, "
-		       "expert ones over dp/ep %d; activations of %ld "
-		       "micro-batches in flight, no recomputation\n"
+		       "expert ones over dp/ep %d; activations of the %ld "
+		       "micro-batch(es) 1F1B keeps on the first stage, no "
+		       "recomputation; --zero is not used here\n"
 		       "%-6s %10s %10s %10s %10s %10s %12s\n",
 		       cs_dtype_size(c->dtype), CS_TRAIN_MEM_K, c->dp,
 		       c->dp / c->ep, c->micro_batches < c->pp ?
