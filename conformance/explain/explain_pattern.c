@@ -79,6 +79,9 @@ static cs_status_t grid_of(const struct px *x, cs_grid_t *g)
 		return cs_pattern_default_grid(pat, x->ranks ? x->ranks : 8, g);
 	if (x->ranks)
 		return cs_grid_parse(x->grid, x->ranks, g);
+	if (grid_world(x->grid) < 1)
+		return cs_error(CS_ERR_INVALID, "--grid '%s': its sizes make "
+				"more than 65536 ranks", x->grid);
 	return cs_grid_parse(x->grid, grid_world(x->grid), g);
 }
 
@@ -103,7 +106,7 @@ static cs_status_t grid_pic(const struct px *x, cs_pic_t *p)
 {
 	cs_grid_t g;
 	char text[CS_GRID_SPEC_MAX + 1], strides[160];
-	int c[CS_NUM_AXES], i, r, stride = 1, color;
+	int c[CS_NUM_AXES], i, r, color;
 	size_t o = 0;
 	cs_status_t st;
 
@@ -130,9 +133,7 @@ static cs_status_t grid_pic(const struct px *x, cs_pic_t *p)
 		o += (size_t)snprintf(strides + o, sizeof strides - o,
 				      "%s %s %d", i ? "," : "",
 				      cs_grid_axis_name(g.axis[i]), s);
-		stride = s;
 	}
-	(void)stride;
 	for (r = 0; r < g.world && st == CS_OK; r++) {
 		snprintf(p->row[r], CS_PIC_TEXT, "rank %d", r);
 		if ((st = cs_grid_coords(&g, r, c)) != CS_OK)
@@ -248,6 +249,12 @@ static cs_status_t tp_pic(const struct px *x, cs_pic_t *p)
 
 	if (st != CS_OK)
 		return st;
+	if (cs_psim_nfailed(&out)) { /* its calls would not be the pattern's */
+		cs_psim_free(&out);
+		return cs_error(CS_ERR_INTERNAL, "--pattern %s: the pattern "
+				"failed its own check on the simulator at tp%d",
+				x->pattern, P);
+	}
 	snprintf(p->title, sizeof p->title, "%s on tp%d: %s, rank 0's calls "
 		 "as the pattern makes them", x->pattern, P, lone ?
 		 "a column-parallel linear" : "column- then row-parallel");

@@ -65,6 +65,8 @@ static void draw(FILE *f, const cs_pic_t *p)
 	for (n = 0; n < p->nnotes; n++)
 		if ((int)strlen(p->note[n]) * CHAR_W + 16 > W)
 			W = (int)strlen(p->note[n]) * CHAR_W + 16;
+	if ((int)strlen(p->title) * 8 + 16 > W) /* the title is 13px bold */
+		W = (int)strlen(p->title) * 8 + 16;
 	W += 8;
 	H = TOP + p->nrows * ROW_H + 12 + p->nnotes * 16 + 8;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns="
