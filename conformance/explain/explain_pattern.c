@@ -1,9 +1,8 @@
 /*
  * explain_pattern.c - `collspec explain --grid G` and `collspec explain
  * --pattern NAME` (explain_pattern.h): each picture is filled from the
- * code the patterns run, never from a second statement of it:
- *   grid    cs_grid_parse / cs_pattern_default_grid, cs_grid_coords,
- *           cs_grid_group;
+ * code the patterns run, never from a second statement of it (the grid
+ * is explain_grid.c's):
  *   pp      the 1F1B timetable cs_pat_1f1b_ticks; the bubble is counted
  *           from the drawn cells;
  *   tp_mlp, tp_col, sp   the pattern run on the simulator (cs_psim_run):
@@ -39,119 +38,6 @@ struct px {
 	const char *grid, *pattern, *svg, *variant;
 	int ranks, mb;
 };
-
-static void note(cs_pic_t *p, const char *fmt, const char *s)
-{
-	/* a note longer than its buffer is cut (the return value read) */
-	if (p->nnotes < CS_PIC_MAX_NOTES &&
-	    snprintf(p->note[p->nnotes], sizeof p->note[0], fmt, s) >= 0)
-		p->nnotes++;
-}
-
-/* ---- the grid ---------------------------------------------------------- */
-
-/* The product of the sizes written in spec (0 when there are none or it
- * is beyond 2^16), for cs_grid_parse's world. */
-static int grid_world(const char *spec)
-{
-	long w = 1, v = -1;
-	const char *s;
-
-	for (s = spec; *s; s++) {
-		if (*s >= '0' && *s <= '9')
-			v = (v < 0 ? 0 : v) * 10 + (*s - '0');
-		if ((*s == ',' || !s[1]) && v >= 0) {
-			w *= v, v = -1;
-			if (w > 65536)
-				return 0;
-		}
-		if (v > 65536)
-			return 0;
-	}
-	return (int)w;
-}
-
-static cs_status_t grid_of(const struct px *x, cs_grid_t *g)
-{
-	const cs_pattern_t *pat = cs_pattern_find(x->grid);
-
-	if (pat)
-		return cs_pattern_default_grid(pat, x->ranks ? x->ranks : 8, g);
-	if (x->ranks)
-		return cs_grid_parse(x->grid, x->ranks, g);
-	if (grid_world(x->grid) < 1)
-		return cs_error(CS_ERR_INVALID, "--grid '%s': its sizes make "
-				"more than 65536 ranks", x->grid);
-	return cs_grid_parse(x->grid, grid_world(x->grid), g);
-}
-
-/* "0,4": the group of rank r over axis a, in group order. */
-static cs_status_t group_text(const cs_grid_t *g, cs_grid_axis_t a, int r,
-			      char *s, size_t n, int *color)
-{
-	int ranks[CS_PIC_MAX_ROWS], k, i, key;
-	size_t o = 0;
-	cs_status_t st = cs_grid_group(g, CS_AXIS_BIT(a), r, ranks,
-				       CS_PIC_MAX_ROWS, &k);
-
-	if (st == CS_OK)
-		st = cs_grid_split(g, a, r, color, &key);
-	for (i = 0; st == CS_OK && i < k && o < n; i++)
-		o += (size_t)snprintf(s + o, n - o, "%s%d", i ? "," : "",
-				      ranks[i]);
-	return st;
-}
-
-static cs_status_t grid_pic(const struct px *x, cs_pic_t *p)
-{
-	cs_grid_t g;
-	char text[CS_GRID_SPEC_MAX + 1], strides[160];
-	int c[CS_NUM_AXES], i, r, color;
-	size_t o = 0;
-	cs_status_t st;
-
-	if ((st = grid_of(x, &g)) != CS_OK)
-		return st;
-	if (g.world > CS_PIC_MAX_ROWS)
-		return cs_error(CS_ERR_INVALID, "--grid: %d ranks; a picture "
-				"shows at most %d", g.world, CS_PIC_MAX_ROWS);
-	cs_grid_format(&g, text, sizeof text);
-	snprintf(p->title, sizeof p->title, "grid %s: %d ranks", text,
-		 g.world);
-	p->nrows = g.world;
-	p->ncols = 2 * g.ndims;
-	for (i = g.ndims - 1; i >= 0; i--) {
-		snprintf(p->col[i], CS_PIC_TEXT, "%s",
-			 cs_grid_axis_name(g.axis[i]));
-		snprintf(p->col[g.ndims + i], CS_PIC_TEXT, "%s_group",
-			 cs_grid_axis_name(g.axis[i]));
-	}
-	for (i = 0; i < g.ndims; i++) {
-		int s = 1, j;
-		for (j = i + 1; j < g.ndims; j++)
-			s *= g.size[j];
-		o += (size_t)snprintf(strides + o, sizeof strides - o,
-				      "%s %s %d", i ? "," : "",
-				      cs_grid_axis_name(g.axis[i]), s);
-	}
-	for (r = 0; r < g.world && st == CS_OK; r++) {
-		snprintf(p->row[r], CS_PIC_TEXT, "rank %d", r);
-		if ((st = cs_grid_coords(&g, r, c)) != CS_OK)
-			break;
-		for (i = 0; i < g.ndims && st == CS_OK; i++) {
-			snprintf(p->cell[r][i], CS_PIC_TEXT, "%d", c[g.axis[i]]);
-			p->tint[r][i] = c[g.axis[i]];
-			st = group_text(&g, g.axis[i], r, p->cell[r][g.ndims + i],
-					CS_PIC_TEXT, &color);
-			p->tint[r][g.ndims + i] = color;
-		}
-	}
-	note(p, "strides:%s (rank = sum of coordinate x stride; the last "
-	     "axis listed varies fastest)", strides);
-	note(p, "%s", "a group of an axis: the ranks that differ from a rank "
-	     "on that axis only (comm_split colour: its lowest rank)");
-	return st;
-}
 
 /* ---- pp: the 1F1B timeline ----------------------------------------------- */
 
@@ -195,9 +81,10 @@ static cs_status_t pp_pic(const struct px *x, cs_pic_t *p)
 		 "(p-1)/(m+p-1) = %d/%d = %.4f", idle, P, nt,
 		 (double)idle / ((double)P * nt), P - 1, M + P - 1,
 		 (double)(P - 1) / (M + P - 1));
-	note(p, "%s", buf);
-	note(p, "%s", "F j / B j: the forward / backward of micro-batch j; "
-	     "an empty cell is a stage idle in that tick");
+	cs_pic_note(p, "%s", buf);
+	cs_pic_note(p, "%s",
+		    "F j / B j: the forward / backward of micro-batch j; "
+		    "an empty cell is a stage idle in that tick");
 out_free:
 	free(tick);
 	return st;
@@ -292,11 +179,12 @@ static cs_status_t tp_pic(const struct px *x, cs_pic_t *p)
 		int at = i ? gcol : fcol;
 		snprintf(buf, sizeof buf, "%s: forward %s, backward %s",
 			 chain[at], p->cell[0][at], p->cell[1][at]);
-		note(p, "%s", buf);
+		cs_pic_note(p, "%s", buf);
 	}
-	note(p, "rank 0's calls: %s", calls);
-	note(p, "%s", "_r: rank r's slice of a weight split over the tp "
-	     "group; d: the gradient flowing back");
+	cs_pic_note(p, "rank 0's calls: %s", calls);
+	cs_pic_note(p, "%s",
+		    "_r: rank r's slice of a weight split over the tp "
+		    "group; d: the gradient flowing back");
 	return CS_OK;
 }
 
@@ -328,8 +216,8 @@ static cs_status_t ring_pic(const struct px *x, cs_pic_t *p)
 			if ((st = cs_pat_ring_source(P, r, i, &src)) != CS_OK ||
 			    (st = cs_pat_ring_chunks(P, src, k)) != CS_OK)
 				return st;
-			snprintf(p->cell[r][1 + i], CS_PIC_TEXT, "c%d,c%d", k[0],
-				 k[1]);
+			snprintf(p->cell[r][1 + i], CS_PIC_TEXT, "c%d,c%d",
+				 k[0], k[1]);
 			p->tint[r][1 + i] = src;
 			/* causal: a query chunk sees key chunks not after it;
 			 * the diagonal block is half of a full one */
@@ -340,10 +228,12 @@ static cs_status_t ring_pic(const struct px *x, cs_pic_t *p)
 		snprintf(p->cell[r][P + 1], CS_PIC_TEXT, "%g", work / 2.0);
 		p->tint[r][P + 1] = -1;
 	}
-	note(p, "%s", "rank r holds query chunks r and 2P-1-r; at step i it "
-	     "holds the K, V of rank (r - i) mod P (colour: that rank)");
-	note(p, "%s", "blocks: the causal query x key blocks a rank computes "
-	     "(a diagonal block counts half): the same on every rank");
+	cs_pic_note(p, "%s",
+		    "rank r holds query chunks r and 2P-1-r; at step i it "
+		    "holds the K, V of rank (r - i) mod P (colour: that rank)");
+	cs_pic_note(p, "%s",
+		    "blocks: the causal query x key blocks a rank computes "
+		    "(a diagonal block counts half): the same on every rank");
 	return CS_OK;
 }
 
@@ -416,13 +306,14 @@ static cs_status_t moe_pic(const struct px *x, cs_pic_t *p)
 	snprintf(buf, sizeof buf, "%lld of %lld assignments kept, %lld "
 		 "dropped over capacity %lld per (rank, expert)", kept, routed,
 		 routed - kept, (long long)ro.C);
-	note(p, "%s", buf);
-	note(p, "%s", "tN.j: token N's j-th choice, eI its expert (colour: "
-	     "the rank expert I lives on), x: dropped");
-	note(p, "%s", ro.pad ? "dispatch: alltoall of C rows per (rank, "
-	     "expert) block, padded; combine: the same back" :
-	     "dispatch: alltoallv, rank s sends 'to rD' rows to rank D; "
-	     "combine: alltoallv with the transposed counts");
+	cs_pic_note(p, "%s", buf);
+	cs_pic_note(p, "%s",
+		    "tN.j: token N's j-th choice, eI its expert (colour: "
+		    "the rank expert I lives on), x: dropped");
+	cs_pic_note(p, "%s", ro.pad ? "dispatch: alltoall of C rows per (rank, "
+		    "expert) block, padded; combine: the same back" :
+		    "dispatch: alltoallv, rank s sends 'to rD' rows to rank D; "
+		    "combine: alltoallv with the transposed counts");
 	cs_moe_routing_free(&ro);
 	return CS_OK;
 }
@@ -474,8 +365,8 @@ static cs_status_t px_opt(struct px *x, const char *o, const char *v)
 		char *end;
 		n = strtol(v, &end, 10);
 		if (*v < '0' || *v > '9' || *end || n < 1 || n > 64)
-			return cs_error(CS_ERR_INVALID, "%s '%s': a number from "
-					"1 to 64", o, v);
+			return cs_error(CS_ERR_INVALID, "%s '%s': a number "
+					"from 1 to 64", o, v);
 		*(o[2] == 'r' ? &x->ranks : &x->mb) = (int)n;
 	} else
 		return cs_error(CS_ERR_INVALID, "unknown option '%s' (see "
@@ -526,7 +417,8 @@ int cs_explain_pattern_main(int argc, char **argv)
 		st = cs_error(CS_ERR_INVALID, "--micro-batches goes with "
 			      "--pattern pp");
 	if (st == CS_OK)
-		st = x.grid ? grid_pic(&x, &pic) : pattern_pic(&x, &pic);
+		st = x.grid ? cs_pic_grid(x.grid, x.ranks, &pic) :
+		     pattern_pic(&x, &pic);
 	if (st == CS_OK)
 		print_pic(&pic);
 	if (st == CS_OK && x.svg)

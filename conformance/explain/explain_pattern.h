@@ -8,8 +8,8 @@
  * csref/moe_routing.h), printed as a table and, with --svg FILE, drawn.
  *
  * A picture is a table: rows with labels, columns with headings, each
- * cell a short text and a colour index (-1: none). explain_pattern.c
- * fills it; explain_psvg.c draws it.
+ * cell a short text and a colour index (-1: none). explain_grid.c and
+ * explain_pattern.c fill it; explain_psvg.c adds notes and draws it.
  */
 #ifndef CS_EXPLAIN_PATTERN_H
 #define CS_EXPLAIN_PATTERN_H
@@ -31,6 +31,14 @@ typedef struct cs_pic {
 	int tint[CS_PIC_MAX_ROWS][CS_PIC_MAX_COLS]; /* colour, -1 none */
 	char note[CS_PIC_MAX_NOTES][256];        /* lines under the table */
 } cs_pic_t;
+
+/* Append a note, fmt with one %s for s, cut at the note's size. */
+void cs_pic_note(cs_pic_t *pic, const char *fmt, const char *s);
+
+/* The grid spec (a --grid text, or a pattern's name: its default grid at
+ * ranks, 8 when 0) into pic (explain_grid.c). CS_ERR_INVALID naming the
+ * problem. */
+cs_status_t cs_pic_grid(const char *spec, int ranks, cs_pic_t *pic);
 
 /* Write pic to path as an SVG (created or truncated). CS_OK or CS_ERR_IO
  * naming the file. */

@@ -1,8 +1,8 @@
 /*
  * explain_psvg.c - a picture of `collspec explain --grid/--pattern`
- * (explain_pattern.h's table) as an SVG: the title, a heading per column,
- * a label per row, every cell a box with its text, tinted by its colour
- * index, and the notes under the table.
+ * (explain_pattern.h's table): its notes, and the picture as an SVG: the
+ * title, a heading per column, a label per row, every cell a box with its
+ * text, tinted by its colour index, and the notes under the table.
  */
 #include <errno.h>
 #include <string.h>
@@ -11,6 +11,14 @@
 #define CHAR_W 7
 #define ROW_H 22
 #define TOP 52
+
+void cs_pic_note(cs_pic_t *p, const char *fmt, const char *s)
+{
+	/* a note longer than its buffer is cut (the return value read) */
+	if (p->nnotes < CS_PIC_MAX_NOTES &&
+	    snprintf(p->note[p->nnotes], sizeof p->note[0], fmt, s) >= 0)
+		p->nnotes++;
+}
 
 /* Distinct hues, repeated past sixteen. */
 static const char *const hue[16] = {
