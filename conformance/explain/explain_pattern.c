@@ -389,7 +389,8 @@ static cs_status_t pattern_pic(const struct px *x, cs_pic_t *p)
 	if (!strcmp(n, "moe"))
 		return moe_pic(x, p);
 	return cs_error(CS_ERR_INVALID, "--pattern '%s': pictures exist for "
-			"pp, tp_mlp, tp_col, sp, ring, moe", n);
+			"pp, tp_mlp, tp_col, sp, ring, moe (--grid NAME draws "
+			"any pattern's grid)", n);
 }
 
 int cs_explain_pattern_main(int argc, char **argv)
