@@ -169,10 +169,11 @@ static cs_status_t tp_pic(const struct px *x, cs_pic_t *p)
 			 "-" : "", cs_coll_reduces(c->coll) ?
 			 cs_op_name(c->op) : "");
 		p->tint[k][at] = k;
-		o += (size_t)snprintf(calls + o, o < sizeof calls ?
-				      sizeof calls - o : 0, "%s%s %s count %zu",
-				      o ? "; " : "", cs_pphase_name(c->phase),
-				      cs_coll_name(c->coll), c->count);
+		if (o < sizeof calls) /* a longer list is cut */
+			o += (size_t)snprintf(calls + o, sizeof calls - o,
+					      "%s%s %s count %zu", o ? "; " : "",
+					      cs_pphase_name(c->phase),
+					      cs_coll_name(c->coll), c->count);
 	}
 	cs_psim_free(&out);
 	for (i = 0; i < 2; i++) {
