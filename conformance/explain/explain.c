@@ -24,7 +24,6 @@
 static const char explain_usage[] =
 "usage: collspec explain COLL [--ranks P] [--count N] [--op OP] [--root R]\n"
 "                             [--a2av-pattern NAME] [--dtype T] [--svg FILE]\n"
-
 "\n"
 "Print what collective COLL computes, its buffer shapes and in-place rule,\n"
 "then a worked example: every rank's input and output as the oracle\n"
