@@ -10,7 +10,9 @@
 #     --backend gpu-sim ... --comm-log FILE` (the log records what each rank
 #     hands to the backend ABI, the same for every backend; gpu-sim needs
 #     neither MPI nor a GPU);
-#   - the checks: `collspec doc-table checks`;
+#   - pictures of each parallelism: `collspec explain --grid G` and
+#     `collspec explain --pattern NAME --svg FILE`; memory per rank:
+#     `collspec model --train ... --memory`;
 #   - costs: `collspec model` (each collective's algorithms; the worked
 #     training step of docs/model.md on the parallelism index; the bytes
 #     on the wire of every pattern's calls, b(P) n from `collspec model
@@ -18,8 +20,9 @@
 #   - a second variant where a page shows two forms (zero1's rs-sgd).
 # The prose it quotes comes from the repository: the index formula from
 # spec/collectives.md section 2, the model of each pattern (and pp's
-# calls, zero1's two forms) from spec/patterns.md section 5, the mutants
-# from docs/reliability.md section 4.
+# calls, zero1's two forms) from spec/patterns.md section 5, the names of
+# the mutants from docs/reliability.md section 4 (which, with
+# docs/running.md section 8's checks, the collective pages link to).
 # A shell script rather than a collspec command because half of its sources
 # are Markdown pages, and it is the twin of scripts/doc-tables.sh.
 #
@@ -284,21 +287,24 @@ coll_page() {
 	fi
 	echo
 	cost_section "$c"
+	# issue 21: the harness's own material (the mutants, the checks) lives
+	# in docs/reliability.md 4 and docs/running.md 8; a teaching page
+	# names the mutants and links there
 	echo "## Bugs the suite catches"
 	echo
-	echo "The mutants of [docs/reliability.md](../reliability.md) §4 that" \
-		"break $c, each a plugin the quick suite must fail:"
-	echo
-	echo "| mutant | what it breaks | caught by |"
-	echo "|---|---|---|"
-	mutant_rows "$c"
-	checks=$(mutant_rows "$c" | awk -F' [|] ' '{ split($3, w, " ")
-		print w[1] }' | sort -u)
-	echo
-	echo "The checks named there (\`collspec doc-table checks\`):"
-	echo
-	cs doc-table checks | awk -v set=" $(echo "$checks" | tr '\n' ' ') " \
-		'NR <= 2 || index(set, " " substr($2, 2, length($2) - 2) " ")' 
+	local names count
+	names=$(mutant_rows "$c" | awk -F' [|] ' '{ printf "%s`%s`",
+		n++ ? ", " : "", substr($1, 4, length($1) - 4) }')
+	count=$(mutant_rows "$c" | wc -l)
+	if [ "$count" = 0 ]; then
+		echo "No mutant of [docs/reliability.md](../reliability.md) §4" \
+			"breaks $c."
+		return
+	fi
+	echo "$count mutants of [docs/reliability.md](../reliability.md) §4" \
+		"break $c, each a plugin the quick suite must fail: $names." \
+		"That section says what each breaks and which check catches" \
+		"it; the checks are [docs/running.md](../running.md) §8."
 }
 
 # ---- docs/parallelism/ -------------------------------------------------------
@@ -577,6 +583,82 @@ par_page() {
 	done
 }
 
+# ---- pictures and memory per rank of each parallelism page (issue 21) -------
+
+# page name: the pictures (`collspec explain` arguments, one picture a
+# line as FILE ARGS) and the `collspec model --train` layout of its
+# memory table.
+page_pictures() {
+	case $1 in
+	dp | zero | fsdp) echo "grid-$1 --grid ${1/zero/zero1} --ranks 8" ;;
+	tp)	echo "tp_mlp --pattern tp_mlp"
+		echo "tp_col --pattern tp_col"
+		echo "grid-tp --grid tp_mlp --ranks 8" ;;
+	sp)	echo "sp --pattern sp --ranks 4" ;;
+	ulysses) echo "grid-ulysses --grid ulysses --ranks 8" ;;
+	ring)	echo "ring --pattern ring"
+		echo "grid-ring --grid ring --ranks 8" ;;
+	moe)	echo "moe --pattern moe"
+		echo "grid-moe --grid moe --ranks 8" ;;
+	pp)	echo "pp --pattern pp"
+		echo "grid-pp2-dp2-tp2 --grid pp2,dp2,tp2" ;;
+	*)	die "no pictures for page $1" ;;
+	esac
+}
+
+page_memory_args() {
+	case $1 in
+	dp | zero | fsdp) echo "--dp 8" ;;
+	tp)	echo "--dp 2 --tp 4" ;;
+	sp)	echo "--dp 2 --tp 4 --sp" ;;
+	ulysses | ring) echo "--dp 2 --cp 4" ;;
+	moe)	echo "--dp 8 --ep 4 --experts 8" ;;
+	pp)	echo "--dp 2 --pp 4" ;;
+	*)	die "no memory layout for page $1" ;;
+	esac
+}
+
+# The Pictures and Memory sections of page $1, its SVGs written into $2.
+page_extras() {
+	local name=$1 dir=$2 file args
+	echo "## Pictures"
+	echo
+	echo "Each picture is what the command beside it prints and draws" \
+		"(\`--svg FILE\`), from the code the pattern runs (the grid" \
+		"of spec/patterns.md §2, the 1F1B timetable, the pattern's" \
+		"logged calls on the simulator, its chunk layout, its routing)."
+	echo
+	while read -r file args; do
+		# shellcheck disable=SC2086
+		cs explain $args --svg "$dir/$file.svg" >"$tmp/pic"
+		echo "\`collspec explain $args --svg $file.svg\`:"
+		echo
+		echo "![$(head -1 "$tmp/pic")]($file.svg)"
+		echo
+		echo '```text'
+		cat "$tmp/pic"
+		echo '```'
+		echo
+	done < <(page_pictures "$name")
+	args="--vocab 50304 $(page_memory_args "$name")"
+	echo "## Memory per rank"
+	echo
+	echo "Parameters, gradients, Adam's optimizer states and activations" \
+		"on one rank of a 24-layer GPT (hidden 2048) under ZeRO 0-3" \
+		"and FSDP, with mixed precision: 2 bytes a parameter and a" \
+		"gradient, 12 bytes of optimizer state (fp32 master copy, m," \
+		"v); ZeRO-1 shards the 12 bytes over dp, ZeRO-2 also the" \
+		"gradients, ZeRO-3 and FSDP also the parameters; tp and pp" \
+		"divide every state; the assumptions are in" \
+		"[docs/model.md](../model.md) §4.8." \
+		"\`collspec model --train $args --memory\`:"
+	echo
+	echo '```text'
+	# shellcheck disable=SC2086
+	cs model --train $args --memory
+	echo '```'
+}
+
 # ---- the pages ----------------------------------------------------------------
 
 generate() {
@@ -618,6 +700,7 @@ generate() {
 	while IFS=$'\t' read -r name title pats; do
 		# shellcheck disable=SC2086
 		par_page "$title" $pats >"$out/parallelism/$name.md"
+		page_extras "$name" "$out/parallelism" >>"$out/parallelism/$name.md"
 		pats=$(echo "$pats" | tr ' ' '\n' | sed 's/:.*//' | uniq |
 			tr '\n' ' ')
 		pats=${pats% }

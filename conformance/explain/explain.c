@@ -12,6 +12,7 @@
 #include "base/cli_parse.h"
 #include "base/commands.h"
 #include "explain/explain_svg.h"
+#include "explain/explain_pattern.h"
 #include "base/names.h"
 #include "csref/arith.h"
 #include "csref/gen.h"
@@ -232,6 +233,17 @@ int cs_cmd_explain(int argc, char **argv)
 	cs_coll_t coll;
 	int i;
 
+	/* issue 21: the process grid and the parallelism pictures
+	 * (explain_pattern.c); --help prints their usage after COLL's */
+	if (argc >= 2 && (!strcmp(argv[1], "--grid") ||
+			  !strcmp(argv[1], "--pattern")))
+		return cs_explain_pattern_main(argc, argv);
+	if (argc >= 2 && (!strcmp(argv[1], "--help") ||
+			  !strcmp(argv[1], "-h"))) {
+		fputs(explain_usage, stdout);
+		fputs("\n", stdout);
+		return cs_explain_pattern_main(argc, argv);
+	}
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(explain_usage, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;

@@ -12,10 +12,12 @@
 #include <string.h>
 #include "base/cli_parse.h"
 #include "csref/train.h"
+#include "csref/train_mem.h"
 #include "model/model.h"
 
 static const char train_usage[] =
-"usage: collspec model --train [shape] [layout] [machine] [--json]\n"
+"usage: collspec model --train [shape] [layout] [machine] [--memory]\n"
+"                             [--json]\n"
 "\n"
 "The collectives of one training step of a transformer, per group: calls,\n"
 "bytes per rank (spec/patterns.md 3.1) and time with the cost model, the\n"
@@ -33,8 +35,11 @@ static const char train_usage[] =
 "         backward compute of one micro-batch) --skew Z (0: router skew)\n"
 "machine: --alpha US (1) --bw GBPS (10) --gamma-bw GBPS (100), or\n"
 "         --fit-from BENCH.json (alpha, beta of its first allreduce fit)\n"
+"--memory: instead of the collectives, memory per rank under ZeRO 0, 1,\n"
+"         2, 3 and FSDP: parameters, gradients, Adam's optimizer states,\n"
+"         activations (docs/model.md 4.8 states the assumptions)\n"
 "--json:  one object per line, \"kind\": \"item\", \"group\", \"total\",\n"
-"         \"overlap\" or \"moe\" (docs/model.md 4.5 lists the keys)\n";
+"         \"overlap\", \"moe\" or \"memory\" (docs/model.md 4.7, 4.8)\n";
 
 #define MAX_BUCKETS 32
 
@@ -43,7 +48,7 @@ struct train_args {
 	cs_model_machine_t mm;
 	const char *fit_from;
 	double buckets[MAX_BUCKETS];
-	int nbuckets, json, ffn_set;
+	int nbuckets, json, ffn_set, memory;
 };
 
 /* The integer options: name, field, range. */
@@ -164,8 +169,9 @@ static int train_args(int argc, char **argv, struct train_args *a)
 			continue;
 		}
 		if (!strcmp(o, "--train") || !strcmp(o, "--sp") ||
-		    !strcmp(o, "--json")) {
+		    !strcmp(o, "--json") || !strcmp(o, "--memory")) {
 			a->cfg.sp |= !strcmp(o, "--sp");
+			a->memory |= !strcmp(o, "--memory");
 			a->json |= !strcmp(o, "--json");
 			continue;
 		}
@@ -237,6 +243,8 @@ static void print_header(const struct train_args *a, double dense,
 					       : " (allreduce + allgather)",
 	       c->micro_batches, c->bucket_mb, dense, expert,
 	       a->mm.alpha_us, a->mm.bw_GBps, a->mm.gamma_GBps);
+	if (a->memory)
+		return;
 	printf("%-5s %5s %-13s %-5s %-13s %8s %14s %16s %12s\n", "group",
 	       "P", "coll", "phase", "what", "calls", "size_B",
 	       "bytes/rank", "time_ms");
@@ -364,6 +372,49 @@ static int print_moe(const struct train_args *a)
 	return 0;
 }
 
+/* --memory: one row per sharding scheme, in GB (1e9 bytes) or, with
+ * --json, bytes; -1 after an error message. */
+static int print_memory(const struct train_args *a)
+{
+	const cs_train_cfg_t *c = &a->cfg;
+	cs_train_mem_t m;
+	int s;
+
+	if (!a->json)
+		printf("memory per rank, GB = 1e9 bytes (docs/model.md 4.8): "
+		       "%zu bytes per parameter and per gradient, %d per "
+		       "optimizer state; dense parameters sharded over dp %d, "
+		       "expert ones over dp/ep %d; activations of the %ld "
+		       "micro-batch(es) 1F1B keeps on the first stage, no "
+		       "recomputation; --zero is not used here\n"
+		       "%-6s %10s %10s %10s %10s %10s %12s\n",
+		       cs_dtype_size(c->dtype), CS_TRAIN_MEM_K, c->dp,
+		       c->dp / c->ep, c->micro_batches < c->pp ?
+		       c->micro_batches : c->pp, "scheme", "params_GB",
+		       "grads_GB", "optim_GB", "acts_GB", "total_GB",
+		       "gathered_GB");
+	for (s = 0; s < CS_TRAIN_MEM_NSCHEMES; s++) {
+		if (cs_train_mem(c, s, &m) != CS_OK) {
+			fprintf(stderr, "collspec model: %s\n",
+				cs_last_error());
+			return -1;
+		}
+		if (a->json)
+			printf("{\"kind\":\"memory\",\"scheme\":\"%s\","
+			       "\"params\":%.0f,\"grads\":%.0f,\"optim\":"
+			       "%.0f,\"acts\":%.0f,\"total\":%.0f,"
+			       "\"gathered\":%.0f}\n",
+			       cs_train_mem_scheme_name(s), m.params, m.grads,
+			       m.optim, m.acts, m.total, m.gathered);
+		else
+			printf("%-6s %10.3f %10.3f %10.3f %10.3f %10.3f "
+			       "%12.3f\n", cs_train_mem_scheme_name(s),
+			       m.params / 1e9, m.grads / 1e9, m.optim / 1e9,
+			       m.acts / 1e9, m.total / 1e9, m.gathered / 1e9);
+	}
+	return 0;
+}
+
 int cs_model_train_main(int argc, char **argv)
 {
 	static struct train_args a;
@@ -396,6 +447,8 @@ int cs_model_train_main(int argc, char **argv)
 	}
 	cs_train_params(&a.cfg, &dense, &expert);
 	print_header(&a, dense, expert);
+	if (a.memory)
+		return print_memory(&a) < 0 ? 2 : 0;
 	for (i = 0; i < n; i++)
 		print_item(&it[i], a.json);
 	print_groups(it, n, a.json);

@@ -15,10 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "csref/moe_routing.h"
 #include "csref/pattern.h"
 #include "csref/patterns.h"
 #include "csref/pkern.h"
 #include "moe.h"
+
+extern const cs_pattern_t cs_pattern_moe;
 
 enum { TAU = CS_MOE_TAU, H = CS_MOE_H, FE = CS_MOE_FE, EPR = CS_MOE_EPR,
        K = CS_MOE_K };
@@ -388,6 +391,60 @@ out_free:
 	return st;
 }
 
+static const cs_dtype_t dtypes[] = {CS_DTYPE_FLOAT32, CS_DTYPE_BFLOAT16};
+
+cs_status_t cs_moe_routing(int v, cs_dtype_t d, uint64_t seed,
+			   const cs_grid_t *grid, int inst,
+			   cs_moe_routing_t *o)
+{
+	if (!o || !grid || v < 0 || v >= NVARIANTS ||
+	    (d != dtypes[0] && d != dtypes[1]))
+		return cs_error(CS_ERR_INVALID, "moe routing: variant %d, "
+				"dtype %s: not the pattern's", v,
+				cs_dtype_name(d));
+	cs_moe_cfg_t cf = cfg_of(v);
+	cs_pctx_t x = {.pat = &cs_pattern_moe, .variant = v, .dtype = d,
+		       .seed = seed, .grid = grid};
+	int P = cs_grid_axis_size(grid, CS_AXIS_EP);
+	cs_moe_inst_t in;
+	char *arena;
+	cs_status_t st = cs_moe_inst_make(&x, &cf, inst, P, 0, &in, &arena);
+	if (st != CS_OK)
+		return st;
+	size_t slots = (size_t)P * TAU * K, pe = (size_t)P * in.E;
+	memset(o, 0, sizeof *o);
+	o->arena = calloc(1, slots * 2 * sizeof(int) +
+			  (2 * pe + (size_t)P * P) * sizeof(int64_t));
+	if (!o->arena) {
+		free(arena);
+		return cs_error(CS_ERR_NOMEM, "moe routing");
+	}
+	o->routed = (int64_t *)o->arena;
+	o->kept = o->routed + pe;
+	o->m = o->kept + pe;
+	o->expert = (int *)(o->m + (size_t)P * P);
+	o->pos = o->expert + slots;
+	o->P = P, o->E = in.E, o->e = EPR, o->tau = TAU, o->k = K;
+	o->C = in.C, o->pad = cf.pad;
+	memcpy(o->expert, in.expert, slots * sizeof(int));
+	memcpy(o->pos, in.pos, slots * sizeof(int));
+	memcpy(o->routed, in.routed, pe * sizeof(int64_t));
+	memcpy(o->kept, in.kept, pe * sizeof(int64_t));
+	for (int s = 0; s < P; s++)
+		for (int q = 0; q < P; q++)
+			o->m[(size_t)s * P + q] = cs_moe_m(&in, s, q);
+	free(arena);
+	return CS_OK;
+}
+
+void cs_moe_routing_free(cs_moe_routing_t *r)
+{
+	if (r) {
+		free(r->arena);
+		r->arena = NULL;
+	}
+}
+
 static cs_status_t volume(const cs_pattern_t *pat, int v, cs_dtype_t d,
 			  uint64_t seed, const cs_grid_t *grid, int g,
 			  int64_t *bytes)
@@ -404,23 +461,18 @@ static cs_status_t volume(const cs_pattern_t *pat, int v, cs_dtype_t d,
 	if (cf.pad)
 		return cs_pat_bytes_moe_pad(pr.P, EPR, C, H, w, bytes);
 	/* a2av: out_r and in_r from the routing, recomputed from the seed */
-	cs_pctx_t x = {.pat = pat, .variant = v, .dtype = d, .seed = seed,
-		       .grid = grid};
-	cs_moe_inst_t in;
-	char *arena;
-	st = cs_moe_inst_make(&x, &cf, pr.inst, pr.P, 0, &in, &arena);
-	if (st != CS_OK)
+	cs_moe_routing_t ro;
+	if ((st = cs_moe_routing(v, d, seed, grid, pr.inst, &ro)) != CS_OK)
 		return st;
 	int64_t out_r = 0, in_r = 0;
 	for (int q = 0; q < pr.P; q++) {
-		out_r += cs_moe_m(&in, pr.r, q);
-		in_r += cs_moe_m(&in, q, pr.r);
+		out_r += ro.m[(size_t)pr.r * pr.P + q];
+		in_r += ro.m[(size_t)q * pr.P + pr.r];
 	}
-	free(arena);
+	cs_moe_routing_free(&ro);
 	return cs_pat_bytes_moe_a2av(pr.P, EPR, out_r, in_r, H, w, bytes);
 }
 
-static const cs_dtype_t dtypes[] = {CS_DTYPE_FLOAT32, CS_DTYPE_BFLOAT16};
 
 const cs_pattern_t cs_pattern_moe = {
 	.name = "moe",

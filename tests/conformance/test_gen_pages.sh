@@ -44,12 +44,16 @@ run 0 "check right after writing" --check "$collspec" "$r"
 # figures worked out by hand. docs/reliability.md 4: "allreduce 11 times in
 # rpp (and ar_rd_swap, ar_rd_promise beside) and 3 in ip, reducescatter 3 and 1, allgather 2 and 2, alltoall 2
 # and 2, alltoallv 1 and 2, broadcast 3 and 1, reduce 1 and 3, gather 2
-# and 1, scatter 2 and 1, sendrecv 2 and 1" mutants per collective
+# and 1, scatter 2 and 1, sendrecv 2 and 1" mutants per collective; a
+# page names them and links there (issue 21)
 for cn in allreduce:16 reducescatter:4 allgather:4 alltoall:4 alltoallv:3 \
 	broadcast:4 reduce:4 gather:3 scatter:3 sendrecv:3; do
 	c=${cn%:*}
-	n=$(sed -n '/^| mutant/,/^$/p' "$r/docs/collectives/$c.md" | grep -c '^| `')
-	[ "$n" = "${cn#*:}" ] || fail "$c.md lists $n mutants, expected ${cn#*:}"
+	line=$(grep '^[0-9]* mutants of \[docs/reliability.md\]' "$r/docs/collectives/$c.md")
+	n=$(echo "$line" | sed 's/^[^:]*: //; s/\. That.*//' |
+		grep -o '`[a-z0-9_]*`' | wc -l)
+	[ "$n" = "${cn#*:}" ] && [ "${line%% *}" = "$n" ] ||
+		fail "$c.md names $n mutants (says ${line%% *}), expected ${cn#*:}"
 done
 grep -q '^| result | .*x_q\[r n + i\].*§2\.3) |$' "$r/docs/collectives/reducescatter.md" ||
 	fail "reducescatter.md: not the formula of spec/collectives.md 2.3"
@@ -141,6 +145,34 @@ grep -c 'on the wire 120 B, 1.18 x dp.s 102 B.*without it the wire ratio is 1.00
 	"$r/docs/parallelism/zero.md" | grep -qx 2 || fail "zero.md: zero2 and zero1 rs against dp"
 grep -q 'on the wire 180 B, 1.76 x dp.s 102 B.*without it the wire ratio is 1.50\.' \
 	"$r/docs/parallelism/fsdp.md" || fail "fsdp.md: against dp"
+
+# issue 21: every parallelism page has Pictures (their SVGs beside it,
+# well-formed) and a Memory per rank section. By hand: the GPT of 24
+# layers, h 2048, F 8192, vocab 50304 has 24 (4 h^2 + 2 h F) + 50304 h =
+# 1 310 982 144 parameters; at dp 8 ZeRO-1 keeps 2 B of each parameter
+# and gradient (2.622 GB) and 12 / 8 B of optimizer state (1.966 GB);
+# ZeRO-3 2 / 8 B of parameters (0.328 GB). pp's 1F1B at 4 stages and 8
+# micro-batches idles (4 - 1) / (8 + 4 - 1) = 0.2727 of its slots.
+[ "$(ls "$r/docs/parallelism"/*.svg | wc -l)" = 14 ] ||
+	fail "expected 14 pictures in docs/parallelism"
+for f in "$r/docs/parallelism"/*.md; do
+	case $f in */README.md) continue ;; esac
+	grep -q '^## Pictures$' "$f" || fail "$f: no Pictures section"
+	grep -q '^## Memory per rank$' "$f" || fail "$f: no Memory section"
+	for svg in $(sed -n 's/^!\[.*\](\(.*\.svg\))$/\1/p' "$f"); do
+		[ -s "$r/docs/parallelism/$svg" ] || fail "$f: $svg missing"
+		if command -v xmllint >/dev/null; then
+			xmllint --noout "$r/docs/parallelism/$svg" ||
+				fail "$svg is not well-formed"
+		fi
+	done
+done
+grep -Eq '^zero1 +2\.622 +2\.622 +1\.966 ' "$r/docs/parallelism/dp.md" ||
+	fail "dp.md: ZeRO-1 at dp 8 is not 2.622 / 2.622 / 1.966 GB"
+grep -Eq '^zero3 +0\.328 +0\.328 +1\.966 ' "$r/docs/parallelism/dp.md" ||
+	fail "dp.md: ZeRO-3 at dp 8 is not 0.328 / 0.328 / 1.966 GB"
+grep -q 'slots = 0\.2727' "$r/docs/parallelism/pp.md" ||
+	fail "pp.md: the 1F1B bubble is not 3/11"
 
 # a number changed by hand: 136 bytes (spec/patterns.md 5.1's example)
 grep -q '| bwd | `dp` | allreduce | avg | 16 | 136 | 136 | 136 | 136 | ' \

@@ -42,6 +42,14 @@ expect 0 'zero 1 (reducescatter + allgather),' "$cs" model --train --dp 4 \
 expect 0 '"group":"dp","P":4,"coll":"reducescatter","algo":"ring","phase":"bwd"' \
 	"$cs" model --train --dp 4 --zero 1 --zero1 rs --json
 expect 2 "zero1 rs needs --zero 1" "$cs" model --train --dp 4 --zero1 rs
+# --memory (docs/model.md 4.8): 24 layers of 12 h^2 parameters, h 2048, is
+# 1207959552; ZeRO-1 at dp 8 keeps 12 / 8 bytes of optimizer state each
+expect 0 '"kind":"memory","scheme":"zero1","params":2415919104,"grads":2415919104,"optim":1811939328,' \
+	"$cs" model --train --dp 8 --memory --json
+[ "$("$cs" model --train --dp 8 --memory --json | grep -c '"kind":"memory"')" = 5 ] ||
+	fail "--memory: not one row per scheme (zero0-3, fsdp)"
+expect 0 '^fsdp ' "$cs" model --train --dp 8 --memory
+expect 2 "not divisible by --tp 3" "$cs" model --train --tp 3 --memory
 expect 2 "zero1 'both'" "$cs" model --train --dp 4 --zero 1 --zero1 both
 
 # --fit: two sizes at two P of ring allreduce (alpha 1 us, 10 GB/s)
