@@ -197,10 +197,18 @@ static void visit(struct ctx *x)
 			int dflt = k == CS_SCALE_ELEMENTS ? CS_DTYPE_INT8
 							  : CS_DTYPE_FLOAT32;
 			int *ds = nd ? dtypes : &dflt, m = nd ? nd : 1;
-			for (j = 0; j < m; j++)
-				add(x, coll, (cs_dtype_t)ds[j],
-				    class_count(coll, (cs_scale_class_t)k,
-						x->world, (cs_dtype_t)ds[j]));
+			for (j = 0; j < m; j++) {
+				cs_dtype_t d = (cs_dtype_t)ds[j];
+				size_t cnt = class_count(coll, (cs_scale_class_t)k,
+							 x->world, d);
+				/* a 1-byte dtype crosses 2^31 bytes and 2^31
+				 * elements at the same count: one case */
+				if (nd && k == CS_SCALE_ELEMENTS &&
+				    cnt == class_count(coll, CS_SCALE_BYTES,
+						       x->world, d))
+					continue;
+				add(x, coll, d, cnt);
+			}
 		}
 	}
 }

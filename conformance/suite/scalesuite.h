@@ -34,7 +34,9 @@ size_t cs_scale_count(cs_coll_t coll, cs_scale_class_t k, int P);
  * every collective, each class its dtype, op sum (the filter's ops, for
  * the collectives that reduce), random mode, the world communicator, out
  * of place, aligned, the last rank as root, alltoallv uniform; each
- * filter given fixes its field. Explicit counts replace the classes: one
+ * filter given fixes its field; a filter's 1-byte dtype has one case for
+ * the bytes and elements classes, which then have the same count.
+ * Explicit counts replace the classes: one
  * case per collective, dtype (the classes' float32 and int8, or the
  * filter's) and count. The list is a pure function of (world, f). On
  * success *out (malloc'ed, NULL when *n is 0) is the caller's to free;

@@ -184,6 +184,20 @@ static void test_filters(void **state)
 	}
 	free(h);
 
+	/* a 1-byte dtype: bytes and elements are one count, one case */
+	cs_filter_init(&f);
+	f.dtypes = 1u << CS_DTYPE_UINT8;
+	f.colls = 1u << CS_COLL_BROADCAST;
+	build("scale", 2, &f, &h, &n);
+	assert_int_equal(n, 2);
+	assert_true(admissible(CS_SCALE_BYTES, CS_COLL_BROADCAST, 2,
+			       h[0].c.count, 1));
+	assert_true(admissible(CS_SCALE_ELEMENTS, CS_COLL_BROADCAST, 2,
+			       h[0].c.count, 1));
+	assert_true(admissible(CS_SCALE_SHARD, CS_COLL_BROADCAST, 2,
+			       h[1].c.count, 1));
+	free(h);
+
 	cs_filter_init(&f);
 	f.ops = 1u << CS_OP_MAX;
 	build("scale", 3, &f, &h, &n);
