@@ -12,8 +12,9 @@
  * data movement the input element it carries ("r1[3]": rank 1's send
  * element 3). After each step: the ops of every rank, then the state.
  * At the end: how many elements each rank sent (elements other ranks
- * read from its buffers; the model is pull), the busiest rank's count
- * over the cost model's n, and the cost model's b(P) beside it.
+ * read from its buffers; the model is pull) and received, the busiest
+ * rank's counts over the cost model's n, and the cost model's b(P)
+ * beside them.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -204,7 +205,7 @@ struct run {
 	size_t *nrecv, *ntmp;          /* per rank: cells shown */
 	unsigned char *gap;            /* alltoallv: P*cap, 1 = a gap cell */
 	struct tok *t;                 /* [P][3][cap] */
-	size_t *sent;                  /* per rank */
+	size_t *sent;                  /* per rank: sent, then received */
 	FILE *svg;
 	double y;                      /* svg: the next row's top */
 };
@@ -413,8 +414,10 @@ static cs_status_t step_writes(struct run *w, int t, struct pend **out,
 						r, t, i);
 			}
 			for (m = 0; m < o.nsrc; m++)
-				if (o.src[m].rank != r)
+				if (o.src[m].rank != r) {
 					w->sent[o.src[m].rank] += o.n;
+					w->sent[w->P + r] += o.n;
+				}
 			if (n + o.n > capn) {
 				capn = 2 * (n + o.n);
 				if (!(np = realloc(pd, capn * sizeof *pd))) {
@@ -560,7 +563,7 @@ static void reset(struct run *w)
 	int r;
 
 	memset(w->t, 0, (size_t)w->P * 3 * w->cap * sizeof *w->t);
-	memset(w->sent, 0, (size_t)w->P * sizeof *w->sent);
+	memset(w->sent, 0, 2 * (size_t)w->P * sizeof *w->sent);
 	for (r = 0; r < w->P; r++) {
 		ns = cs_case_send_count(w->c, r);
 		for (i = 0; i < ns && i < w->cap; i++) {
@@ -623,24 +626,35 @@ static size_t model_elems(const cs_case_t *c)
 	return c->count;
 }
 
-static void print_sent(struct run *w)
+/* Per rank the elements of a[0..P-1], and the busiest rank's count
+ * over the cost model's n. */
+static void print_counts(const struct run *w, const size_t *a,
+			 const char *what, const char *busiest)
 {
 	size_t most = 0, n = model_elems(w->c);
-	cs_cost_coef_t cf;
 	int r;
 
-	printf("\nelements each rank sent (read from its buffers by other "
-	       "ranks), over all steps:\n ");
+	printf("\nelements each rank %s, over all steps:\n ", what);
 	for (r = 0; r < w->P; r++) {
-		printf(" r%d %zu", r, w->sent[r]);
-		if (w->sent[r] > most)
-			most = w->sent[r];
+		printf(" r%d %zu", r, a[r]);
+		if (a[r] > most)
+			most = a[r];
 	}
-	printf("\nbusiest rank: %zu elements", most);
+	printf("\n%s: %zu elements", busiest, most);
 	if (n && w->c->coll != CS_COLL_ALLTOALLV)
 		printf(" = %.4g n (n = %zu elements, the cost model's n)",
 		       (double)most / (double)n, n);
 	printf("\n");
+}
+
+static void print_sent(struct run *w)
+{
+	cs_cost_coef_t cf;
+
+	print_counts(w, w->sent, "sent (read from its buffers by other ranks)",
+		     "busiest rank");
+	print_counts(w, w->sent + w->P, "received (read from other ranks' "
+		     "buffers)", "busiest receiver");
 	if (cs_cost_coef(w->c->coll, w->s.a->cost, w->P, &cf) == CS_OK)
 		printf("cost model (collspec model): b(P) = %.4g for %s %s at "
 		       "P=%d\n", cf.b, cs_coll_name(w->c->coll),
@@ -741,7 +755,7 @@ static cs_status_t steps(const cs_case_t *c, const struct algo_row *a,
 	if ((st = make_sched(c, a, &w.s)) != CS_OK || (st = shape(&w)) != CS_OK)
 		goto out_free;
 	w.t = calloc((size_t)w.P * 3 * w.cap, sizeof *w.t);
-	w.sent = calloc((size_t)w.P, sizeof *w.sent);
+	w.sent = calloc(2 * (size_t)w.P, sizeof *w.sent);
 	if (!w.t || !w.sent) {
 		st = cs_error(CS_ERR_NOMEM, "out of memory");
 		goto out_free;

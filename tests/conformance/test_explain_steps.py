@@ -73,6 +73,7 @@ STATE_RE = re.compile(r"^    r(\d+) +(recv|tmp)(.*)$")
 def parse(out):
     """Steps as [(ops, state)], the matrix, and the sent lines."""
     steps, matrix, sent, busiest = [], [], None, None
+    rcvd = busiest_r = None
     lines = out.splitlines()
     i = 0
     while i < len(lines):
@@ -104,14 +105,21 @@ def parse(out):
             if cells[:4] == ["(none", "on", "this", "rank)"]:
                 cells = []
             steps[-1][1][(int(m.group(1)), m.group(2))] = cells
-        elif ln.startswith("elements each rank sent"):
+        elif ln.startswith("elements each rank sent") or \
+                ln.startswith("elements each rank received"):
             i += 1
             v = lines[i].split()
-            sent = {int(v[k][1:]): int(v[k + 1]) for k in range(0, len(v), 2)}
+            d = {int(v[k][1:]): int(v[k + 1]) for k in range(0, len(v), 2)}
+            if "sent" in ln:
+                sent = d
+            else:
+                rcvd = d
         elif ln.startswith("busiest rank:"):
             busiest = ln
+        elif ln.startswith("busiest receiver:"):
+            busiest_r = ln
         i += 1
-    return steps, matrix, sent, busiest
+    return steps, matrix, sent, busiest, rcvd, busiest_r
 
 
 # ---- the token machine -------------------------------------------------------
@@ -168,6 +176,7 @@ def execute(coll, P, n, root, steps, matrix, gap, what):
             mem[(r, "send", i)] = ((i, frozenset([r]), frozenset(), False)
                                    if red else (r, i))
     sent = [0] * P
+    rcvd = [0] * P
     for t, (ops, state) in enumerate(steps):
         writes = []
         for (r, db, lo, hi, srcs, post) in ops:
@@ -178,6 +187,7 @@ def execute(coll, P, n, root, steps, matrix, gap, what):
                     return None
                 if q != r:
                     sent[q] += hi - lo
+                    rcvd[r] += hi - lo
             for j in range(hi - lo):
                 acc = None
                 for (q, sb, slo, shi, pre) in srcs:
@@ -234,7 +244,7 @@ def execute(coll, P, n, root, steps, matrix, gap, what):
                     fail("%s step %d: r%d %s[%d] printed %s, the ops give "
                          "%s" % (what, t, r, b, i, c, want))
                     return None
-    return mem, sent, sd, rd
+    return mem, sent, rcvd, sd, rd
 
 
 def definition(coll, P, n, root, matrix, sd, rd, r):
@@ -290,7 +300,7 @@ def check_pair(coll, algo, P, root, count, pattern, svgdir):
         fail("%s: no header line" % what)
         return
     n = int(m.group(2))
-    steps, matrix, sent, busiest = parse(out)
+    steps, matrix, sent, busiest, rcvd, busiest_r = parse(out)
     if len(steps) != int(m.group(3)):
         fail("%s: %d steps printed, header says %s" % (what, len(steps),
                                                        m.group(3)))
@@ -298,7 +308,7 @@ def check_pair(coll, algo, P, root, count, pattern, svgdir):
     res = execute(coll, P, n, root, steps, matrix, 1, what)
     if res is None:
         return
-    mem, mysent, sd, rd = res
+    mem, mysent, myrcvd, sd, rd = res
     red = coll in REDUCES
     for r in range(P):
         want = definition(coll, P, n, root, matrix, sd, rd, r)
@@ -325,16 +335,20 @@ def check_pair(coll, algo, P, root, count, pattern, svgdir):
             return
     if sent != {r: mysent[r] for r in range(P)}:
         fail("%s: sent %s, the ops give %s" % (what, sent, mysent))
+    if rcvd != {r: myrcvd[r] for r in range(P)}:
+        fail("%s: received %s, the ops give %s" % (what, rcvd, myrcvd))
     nmodel = n * P if coll in ("allgather", "reducescatter",
                                "alltoall") else n
-    if busiest is None or not busiest.startswith(
-            "busiest rank: %d elements" % max(mysent)):
-        fail("%s: busiest line %r, the ops give %d" % (what, busiest,
-                                                        max(mysent)))
-    elif nmodel and coll != "alltoallv":
-        fig = re.search(r"= ([0-9.e+-]+) n", busiest)
-        if not fig or abs(float(fig.group(1)) - max(mysent) / nmodel) > 1e-3:
-            fail("%s: %r is not %d/%d" % (what, busiest, max(mysent), nmodel))
+    for line, head, mine in ((busiest, "busiest rank", mysent),
+                             (busiest_r, "busiest receiver", myrcvd)):
+        if line is None or not line.startswith(
+                "%s: %d elements" % (head, max(mine))):
+            fail("%s: %s line %r, the ops give %d" % (what, head, line,
+                                                       max(mine)))
+        elif nmodel and coll != "alltoallv":
+            fig = re.search(r"= ([0-9.e+-]+) n", line)
+            if not fig or abs(float(fig.group(1)) - max(mine) / nmodel) > 1e-3:
+                fail("%s: %r is not %d/%d" % (what, line, max(mine), nmodel))
     if svg:
         check_svg(svg, steps, what)
 
