@@ -540,16 +540,22 @@ static void draw_step(struct run *w, int t, int nops)
 	w->y += 10;
 }
 
-/* Ops of step t with something to do. */
-static int count_ops(const struct run *w, int t)
+/* Ops of step t with something to do; *width: the longest op line. */
+static int count_ops(const struct run *w, int t, size_t *width)
 {
 	int r, i, n = 0;
+	char txt[512];
 	csg_op_t o;
 
 	for (r = 0; r < w->P; r++)
 		for (i = 0; i < sch_nops(&w->s, r, t); i++) {
 			o = sch_op(&w->s, r, t, i);
-			n += o.nsrc && o.n;
+			if (!o.nsrc || !o.n)
+				continue;
+			n++;
+			op_text(&o, txt, sizeof txt);
+			if (strlen(txt) + 5 > *width)
+				*width = strlen(txt) + 5;
 		}
 	return n;
 }
@@ -582,7 +588,7 @@ static cs_status_t run_all(struct run *w, int out)
 {
 	int T = sch_steps(&w->s), t, r, b;
 	struct pend *pd = NULL;
-	size_t n = 0, j, i;
+	size_t n = 0, j, i, opw = 0;
 	char txt[96];
 	cs_status_t st;
 
@@ -611,7 +617,7 @@ static cs_status_t run_all(struct run *w, int out)
 		print_ops(w, t, 0);
 		print_state(w);
 		if (w->svg)
-			draw_step(w, t, count_ops(w, t));
+			draw_step(w, t, count_ops(w, t, &opw));
 	}
 	return CS_OK;
 }
@@ -746,6 +752,7 @@ static cs_status_t steps(const cs_case_t *c, const struct algo_row *a,
 	cs_status_t st;
 	int T, t, extra = 0, k;
 	double width, height;
+	size_t opw = 40;
 
 	memset(&w, 0, sizeof w);
 	w.c = c;
@@ -785,10 +792,10 @@ static cs_status_t steps(const cs_case_t *c, const struct algo_row *a,
 			goto out_free;
 		}
 		for (t = 0; t < T; t++)
-			if ((k = count_ops(&w, t)) > w.P)
+			if ((k = count_ops(&w, t, &opw)) > w.P)
 				extra += k - w.P;
 		width = cells_x(&w, CSG_TMP) + (w.use_tmp ? (double)w.ntmp[w.P] *
-			(w.cw * SV_CH + 8) + 30 : 0) + 62 * SV_CH + 10;
+			(w.cw * SV_CH + 8) + 30 : 0) + (double)opw * SV_CH + 10;
 		height = 60 + (T + 1) * ((w.P + 1) * SV_ROW + 10) +
 			 extra * SV_ROW;
 		svg_open(&w, width, height);
