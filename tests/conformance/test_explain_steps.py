@@ -22,7 +22,8 @@ It requires:
   - bad input (unknown algorithm, one that does not run the collective,
     rd at a P that is not a power of two, --algo without --steps, P out of
     range) to exit 2 with a message naming the problem;
-  - --inplace: per collective, the NCCL and MPI layouts' result cells to
+  - --inplace: the NCCL and MPI layouts' result cells (allgather, gather,
+    reducescatter, scatter, sendrecv, alltoallv with its gaps) to
     equal the definition at the place each form puts the result.
 
 usage: test_explain_steps.py COLLSPEC
@@ -408,7 +409,7 @@ def inplace():
         if rc != 0:
             fail("explain %s: exit %d: %s" % (" ".join(args), rc, err))
             continue
-        forms = {}
+        forms, before = {}, {}
         cur = None
         for ln in out.splitlines():
             m = re.match(r"^(NCCL|MPI): (.*)$", ln)
@@ -419,6 +420,9 @@ def inplace():
             m = re.match(r"^  r(\d+) +after +(.*)$", ln)
             if m and cur and forms[cur] is not None:
                 forms[cur][int(m.group(1))] = m.group(2).split()
+            m = re.match(r"^  r(\d+) +before +(.*)$", ln)
+            if m and cur and forms[cur] is not None:
+                before[(cur, int(m.group(1)))] = m.group(2).split()[1::2]
         none_nccl = coll in ("alltoall", "alltoallv", "sendrecv")
         if none_nccl != (forms.get("NCCL") is None):
             fail("%s --inplace: NCCL form %s" % (coll, forms.get("NCCL")))
@@ -447,6 +451,35 @@ def inplace():
                     want = ["r%d[%d]" % (root, i) for i in range(P * n)]
                 if got != want:
                     fail("scatter in place r%d: %s, want %s" % (r, got, want))
+        if coll == "gather":
+            for r in range(P):
+                got = forms["NCCL"].get(r)
+                want = ["r%d[%d]" % (r, i) for i in range(n)]
+                if r == root:
+                    want = ["r%d[%d]" % (q, i) for q in range(P)
+                            for i in range(n)]
+                if got != want:
+                    fail("gather in place r%d: %s, want %s" % (r, got, want))
+        if coll == "alltoallv":
+            M = [[int(v) for v in ln.split()] for ln in
+                 out.split("gap 1 after every block:\n")[1].splitlines()[:P]]
+            sd, rd = layout(M, 1, P)
+            for r in range(P):
+                got = forms["MPI"].get(r) or []
+                want = {}
+                for s in range(P):
+                    for i in range(M[s][r]):
+                        want[rd[r][s] + i] = "r%d[%d]" % (s, sd[s][r] + i)
+                    # a gap after each receive block keeps what it held
+                    g = rd[r][s] + M[s][r]
+                    b = before.get(("MPI", r), [])
+                    want.setdefault(g, b[g] if g < len(b) else None)
+                bad = [k for k, v in want.items()
+                       if k >= len(got) or got[k] != v]
+                if bad:
+                    fail("alltoallv in place r%d: cell %d is %s, want %s" % (
+                        r, bad[0], got[bad[0]] if bad[0] < len(got) else None,
+                        want[bad[0]]))
         if coll == "sendrecv":
             for r in range(P):
                 got = forms["MPI"].get(r)
