@@ -269,8 +269,12 @@ static cs_status_t show_form(struct lay *L, enum form f, FILE *svg,
 			"%s</text>\n", x0, *y + 12, title);
 		*y += ROW_H + 4;
 	}
-	if (!rule)
+	if (!rule) {
+		if (svg)
+			fprintf(svg, "<text x=\"%.1f\" y=\"%.1f\">no in-place "
+				"form</text>\n", x0, *y + 12);
 		return CS_OK;
+	}
 	for (r = 0; r < c->nranks; r++) {
 		n = fill(L, f, r, x);
 		for (half = 0; half < 2; half++) {
@@ -310,8 +314,8 @@ cs_status_t cs_explain_inplace(const cs_case_t *c, cs_a2av_pattern_t pattern,
 	struct cell *x = NULL;
 	FILE *f = NULL;
 	cs_status_t st = CS_OK;
-	double y = 0, width, height;
-	long cells;
+	double y = 0, y0, width, height, mpi_x = 0;
+	long cells = 0, mcells = 0;
 	int r, q;
 
 	memset(&L, 0, sizeof L);
@@ -365,16 +369,22 @@ cs_status_t cs_explain_inplace(const cs_case_t *c, cs_a2av_pattern_t pattern,
 			st = cs_error(CS_ERR_IO, "--svg %s: cannot write", svg);
 			goto out_free;
 		}
-		cells = 0;
+		/* the panels side by side: NCCL's, then MPI's where it
+		 * differs */
 		for (r = 0; r < c->nranks; r++) {
 			long a = fill(&L, F_NCCL, r, x), b = fill(&L, F_MPI, r, x);
 
 			cells = a > cells ? a : cells;
-			cells = b > cells ? b : cells;
+			mcells = b > mcells ? b : mcells;
 		}
-		width = 100 + (double)cells * CELL_W + 20;
-		height = 60 + 2 * (ROW_H + 4) +
-			 2 * (double)c->nranks * (2 * ROW_H + 4);
+		mpi_x = 10 + 80 + (double)cells * CELL_W + 30;
+		if (mpi_x < 200)
+			mpi_x = 200;
+		width = rules[c->coll].differ
+			? mpi_x + 80 + (double)mcells * CELL_W + 20
+			: mpi_x;
+		height = 60 + (ROW_H + 4) +
+			 (double)c->nranks * (2 * ROW_H + 4);
 		fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 			"<svg xmlns=\"http://www.w3.org/2000/svg\" "
 			"width=\"%.0f\" height=\"%.0f\" font-family=\"monospace\" "
@@ -393,10 +403,12 @@ cs_status_t cs_explain_inplace(const cs_case_t *c, cs_a2av_pattern_t pattern,
 				role_name[r]);
 		y += 22;
 	}
+	y0 = y;
 	show_form(&L, F_NCCL, f, 10, &y, x, rules[c->coll].differ
 		  ? "NCCL" : "NCCL and MPI (the same layout)");
+	y = y0;
 	if (rules[c->coll].differ)
-		show_form(&L, F_MPI, f, 10, &y, x, "MPI");
+		show_form(&L, F_MPI, f, mpi_x, &y, x, "MPI");
 	else
 		printf("\nMPI: %s (the same layout)\n", rules[c->coll].mpi);
 	if (f)
