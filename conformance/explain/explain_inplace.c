@@ -23,6 +23,7 @@
 #include <string.h>
 #include "base/names.h"
 #include "explain/explain_steps.h"
+#include "explain/explain_steps_impl.h"
 
 enum role { RO_IN, RO_OUT, RO_KEPT, RO_UNSP, RO_GAP };
 
@@ -347,17 +348,8 @@ cs_status_t cs_explain_inplace(const cs_case_t *c, cs_a2av_pattern_t pattern,
 	       c->nranks, c->count);
 	if (cs_coll_rooted(c->coll))
 		printf("root %d\n", c->root);
-	if (c->coll == CS_COLL_ALLTOALLV) {
-		printf("count matrix M[src][dst] (pattern %s), gap %zu after "
-		       "every block:\n", cs_a2av_name(pattern), c->a2av_gap);
-		for (r = 0; r < c->nranks; r++) {
-			printf("   ");
-			for (q = 0; q < c->nranks; q++)
-				printf(" %3zu", c->a2av_counts[(size_t)r * P +
-							       (size_t)q]);
-			printf("\n");
-		}
-	}
+	if (c->coll == CS_COLL_ALLTOALLV)
+		cs_st_print_a2av(c, cs_a2av_name(pattern));
 	printf("roles: in = an input the result overwrites, out = written, "
 	       "kept = read and left as it was, unsp = unspecified on "
 	       "return, gap = nobody reads or writes it\n"

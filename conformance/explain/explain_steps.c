@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/names.h"
 #include "explain/explain_steps.h"
 #include "explain/explain_steps_impl.h"
 
@@ -145,11 +146,12 @@ static cs_status_t make_sched(const cs_case_t *c, const struct cs_st_algo *a,
 
 /* The steps of case c under algorithm a: the plan, then the run. */
 static cs_status_t steps(const cs_case_t *c, const struct cs_st_algo *a,
-			 const char *svg)
+			 cs_a2av_pattern_t pattern, const char *svg)
 {
 	struct cs_st_sched s;
 	cs_status_t st = make_sched(c, a, &s);
 
+	s.pattern = cs_a2av_name(pattern);
 	if (st == CS_OK)
 		st = cs_st_draw(c, &s, svg);
 	free(s.vm);
@@ -258,7 +260,7 @@ int cs_steps_run(const struct cs_steps_opts *o, const cs_case_t *c,
 	st = cs_case_validate(&cc);
 	if (st == CS_OK)
 		st = o->inplace ? cs_explain_inplace(&cc, pattern, svg)
-				: steps(&cc, &algos[i], svg);
+				: steps(&cc, &algos[i], pattern, svg);
 	free(M);
 	return st == CS_OK ? 0 : fail();
 }

@@ -31,6 +31,7 @@ struct cs_st_sched {
 	const struct cs_st_algo *a;
 	csg_plan_t p;
 	size_t *vm; /* alltoallv: cnt, sdis, rdis (3 P*P) */
+	const char *pattern; /* alltoallv: the matrix's pattern */
 };
 
 static inline int cs_st_steps(const struct cs_st_sched *s)
@@ -94,6 +95,9 @@ void cs_st_tok_text(const struct cs_st_run *w, const struct cs_st_tok *x,
 void cs_st_op_text(const csg_op_t *o, char *buf, size_t len);
 const char *cs_st_step_kind(const struct cs_st_run *w, int t);
 int cs_st_count_ops(const struct cs_st_run *w, int t, size_t *width);
+/* alltoallv: the count matrix of case c (made by pattern), its gap, and
+ * every rank's send and receive displacements. */
+void cs_st_print_a2av(const cs_case_t *c, const char *pattern);
 
 /* explain_steps_run.c */
 /* Run schedule s on case c: the text to stdout, the picture to svg when

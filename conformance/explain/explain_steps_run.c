@@ -310,21 +310,6 @@ static void free_run(struct cs_st_run *w)
 	free(w->sent);
 }
 
-/* The alltoallv count matrix and the gap. */
-static void print_matrix(const cs_case_t *c)
-{
-	size_t P = (size_t)c->nranks, q, r;
-
-	printf("count matrix M[src][dst], a gap of %zu after every block:\n",
-	       c->a2av_gap);
-	for (q = 0; q < P; q++) {
-		printf("   ");
-		for (r = 0; r < P; r++)
-			printf(" %3zu", c->a2av_counts[q * P + r]);
-		printf("\n");
-	}
-}
-
 cs_status_t cs_st_draw(const cs_case_t *c, const struct cs_st_sched *s,
 		       const char *svg)
 {
@@ -359,7 +344,7 @@ cs_status_t cs_st_draw(const cs_case_t *c, const struct cs_st_sched *s,
 	if (cs_coll_rooted(c->coll))
 		printf("root %d\n", c->root);
 	if (c->coll == CS_COLL_ALLTOALLV)
-		print_matrix(c);
+		cs_st_print_a2av(c, s->pattern);
 	printf("op: DST <- SRC + SRC: the rank writes its own DST from the "
 	       "sources (any rank's), \"+\" the reduction; pre/post: the "
 	       "op's pre (premulsum's scale) and post (avg's division)\n"

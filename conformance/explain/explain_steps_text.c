@@ -4,6 +4,7 @@
  * (explain_steps_svg.c).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "explain/explain_steps_impl.h"
 
@@ -94,4 +95,33 @@ int cs_st_count_ops(const struct cs_st_run *w, int t, size_t *width)
 				*width = strlen(txt) + 5;
 		}
 	return n;
+}
+
+void cs_st_print_a2av(const cs_case_t *c, const char *pattern)
+{
+	size_t P = (size_t)c->nranks, q, r, *a = calloc(4 * P + 1, sizeof *a);
+
+	printf("count matrix M[src][dst] (pattern %s), a gap of %zu after "
+	       "every block:\n", pattern, c->a2av_gap);
+	for (q = 0; q < P; q++) {
+		printf("   ");
+		for (r = 0; r < P; r++)
+			printf(" %3zu", c->a2av_counts[q * P + r]);
+		printf("\n");
+	}
+	if (!a)
+		return;
+	printf("displacements (cs_a2av_layout; the gaps between blocks are "
+	       "never written):\n");
+	for (r = 0; r < P; r++) {
+		cs_a2av_layout(c, (int)r, a, a + P, a + 2 * P, a + 3 * P);
+		printf("  r%zu send blocks at", r);
+		for (q = 0; q < P; q++)
+			printf(" %zu", a[P + q]);
+		printf("; receive blocks at");
+		for (q = 0; q < P; q++)
+			printf(" %zu", a[3 * P + q]);
+		printf("\n");
+	}
+	free(a);
 }

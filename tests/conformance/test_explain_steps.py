@@ -75,6 +75,7 @@ def parse(out):
     """Steps as [(ops, state)], the matrix, and the sent lines."""
     steps, matrix, sent, busiest = [], [], None, None
     rcvd = busiest_r = None
+    displ = {}
     lines = out.splitlines()
     i = 0
     while i < len(lines):
@@ -115,12 +116,17 @@ def parse(out):
                 sent = d
             else:
                 rcvd = d
+        elif re.match(r"^  r\d+ send blocks at ", ln):
+            m = re.match(r"^  r(\d+) send blocks at (.*); receive blocks at "
+                         r"(.*)$", ln)
+            displ[int(m.group(1))] = ([int(v) for v in m.group(2).split()],
+                                      [int(v) for v in m.group(3).split()])
         elif ln.startswith("busiest rank:"):
             busiest = ln
         elif ln.startswith("busiest receiver:"):
             busiest_r = ln
         i += 1
-    return steps, matrix, sent, busiest, rcvd, busiest_r
+    return steps, matrix, sent, busiest, rcvd, busiest_r, displ
 
 
 # ---- the token machine -------------------------------------------------------
@@ -301,11 +307,17 @@ def check_pair(coll, algo, P, root, count, pattern, svgdir):
         fail("%s: no header line" % what)
         return
     n = int(m.group(2))
-    steps, matrix, sent, busiest, rcvd, busiest_r = parse(out)
+    steps, matrix, sent, busiest, rcvd, busiest_r, displ = parse(out)
     if len(steps) != int(m.group(3)):
         fail("%s: %d steps printed, header says %s" % (what, len(steps),
                                                        m.group(3)))
         return
+    if coll == "alltoallv":
+        sd, rd = layout(matrix, 1, P)
+        for r in range(P):
+            if displ.get(r) != (sd[r], rd[r]):
+                fail("%s: r%d displacements %s, spec 2.5 gives %s" % (
+                    what, r, displ.get(r), (sd[r], rd[r])))
     res = execute(coll, P, n, root, steps, matrix, 1, what)
     if res is None:
         return
@@ -462,7 +474,7 @@ def inplace():
                     fail("gather in place r%d: %s, want %s" % (r, got, want))
         if coll == "alltoallv":
             M = [[int(v) for v in ln.split()] for ln in
-                 out.split("gap 1 after every block:\n")[1].splitlines()[:P]]
+                 out.split("a gap of 1 after every block:\n")[1].splitlines()[:P]]
             sd, rd = layout(M, 1, P)
             for r in range(P):
                 got = forms["MPI"].get(r) or []
