@@ -90,10 +90,14 @@ static inline struct cs_st_tok *cs_st_slot(struct cs_st_run *w, int r,
 extern const char *const cs_st_bufname[3];
 
 /* explain_steps_text.c */
+/* Token x as a cell's text ("." "r0+r2" "r0-r7" "r1[3]") into buf. */
 void cs_st_tok_text(const struct cs_st_run *w, const struct cs_st_tok *x,
 		    char *buf, size_t len);
+/* Op o as "recv[3:4] <- r3.send[3:4] pre + r0.send[3:4] pre post". */
 void cs_st_op_text(const csg_op_t *o, char *buf, size_t len);
+/* "reduce" when an op of step t folds two sources or more, else "copy". */
 const char *cs_st_step_kind(const struct cs_st_run *w, int t);
+/* The ops of step t that move data; *width grows to the longest line. */
 int cs_st_count_ops(const struct cs_st_run *w, int t, size_t *width);
 /* alltoallv: the count matrix of case c (made by pattern), its gap, and
  * every rank's send and receive displacements. */
@@ -106,6 +110,7 @@ cs_status_t cs_st_draw(const cs_case_t *c, const struct cs_st_sched *s,
 		       const char *svg);
 
 /* explain_steps_svg.c */
+/* The x of the first cell of buffer b (CSG_RECV or CSG_TMP). */
 double cs_st_cells_x(const struct cs_st_run *w, int b);
 /* Open the picture of T steps (w->svg open): size, title, headings. */
 void cs_st_svg_open(struct cs_st_run *w, int T);

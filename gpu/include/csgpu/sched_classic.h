@@ -130,6 +130,9 @@ CS_HD int csg_cl_rank(const csg_plan_t *p, int v)
 	return csg_mod(v + p->root, p->P);
 }
 
+/* Base steps of plan p under a (one slice; the wavefront of sched.h adds
+ * nslices - 1): rd log2 P, rhd log2 P (reducescatter) or 2 log2 P
+ * (allreduce), binomial ceil(log2 P) (+1 for broadcast's root copy). */
 CS_HD int csg_cl_base_steps(csg_classic_t a, const csg_plan_t *p)
 {
 	int L = csg_cl_log2(p->P);
@@ -158,6 +161,7 @@ CS_HD int csg_cl_bin_child(const csg_plan_t *p, int v, int s)
 	return v % (2 * m) == 0 && v + m < p->P ? (int)(v + m) : -1;
 }
 
+/* Ops of rank r at base step s (0 when it idles), as csg_nops. */
 CS_HD int csg_cl_nops(csg_classic_t a, const csg_plan_t *p, int r, int s)
 {
 	int L = csg_cl_log2(p->P), v;
@@ -338,6 +342,8 @@ CS_HD csg_op_t csg_cl_bin_rd(const csg_plan_t *p, int r, int s, int k)
 	return o;
 }
 
+/* Op i (< csg_cl_nops) of rank r at base step s, slice k, as
+ * csg_get_op. */
 CS_HD csg_op_t csg_cl_get_op(csg_classic_t a, const csg_plan_t *p, int r,
 			     int s, int k, int i)
 {
