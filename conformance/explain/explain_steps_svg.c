@@ -97,7 +97,7 @@ void cs_st_svg_open(struct cs_st_run *w, int T)
 {
 	const cs_case_t *c = w->c;
 	const char *a = w->s.a->name;
-	size_t opw = 40;
+	size_t opw = 46; /* the heading of the ops column */
 	int t, k, extra = 0;
 	double width, height;
 
