@@ -316,6 +316,7 @@ cs_status_t cs_explain_inplace(const cs_case_t *c, cs_a2av_pattern_t pattern,
 	FILE *f = NULL;
 	cs_status_t st = CS_OK;
 	double y = 0, y0, width, height, mpi_x = 0;
+	char rt[24];
 	long cells = 0, mcells = 0;
 	int r, q;
 
@@ -361,6 +362,9 @@ cs_status_t cs_explain_inplace(const cs_case_t *c, cs_a2av_pattern_t pattern,
 			st = cs_error(CS_ERR_IO, "--svg %s: cannot write", svg);
 			goto out_free;
 		}
+		rt[0] = 0;
+		if (cs_coll_rooted(c->coll))
+			snprintf(rt, sizeof rt, ", root %d", c->root);
 		/* the panels side by side: NCCL's, then MPI's where it
 		 * differs */
 		for (r = 0; r < c->nranks; r++) {
@@ -383,9 +387,8 @@ cs_status_t cs_explain_inplace(const cs_case_t *c, cs_a2av_pattern_t pattern,
 			"font-size=\"11\">\n<rect width=\"100%%\" "
 			"height=\"100%%\" fill=\"#fff\"/>\n<text x=\"10\" "
 			"y=\"16\" font-weight=\"bold\">%s in place, P=%d, count "
-			"%zu (collspec explain %s --inplace)</text>\n", width,
-			height, cs_coll_name(c->coll), c->nranks, c->count,
-			cs_coll_name(c->coll));
+			"%zu%s</text>\n", width, height, cs_coll_name(c->coll),
+			c->nranks, c->count, rt);
 		y = 26;
 		for (r = 0; r < 5; r++)
 			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" "

@@ -100,11 +100,20 @@ void cs_st_svg_open(struct cs_st_run *w, int T)
 	size_t opw = 46; /* the heading of the ops column */
 	int t, k, extra = 0;
 	double width, height;
+	char title[160];
+
+	k = snprintf(title, sizeof title, "%s by %s, P=%d, count %zu",
+		     cs_coll_name(c->coll), a, w->P, c->count);
+	if (cs_coll_rooted(c->coll) && k > 0 && (size_t)k < sizeof title)
+		snprintf(title + k, sizeof title - (size_t)k, ", root %d",
+			 c->root);
 
 	for (t = 0; t < T; t++)
 		if ((k = cs_st_count_ops(w, t, &opw)) > w->P)
 			extra += k - w->P;
 	width = ops_x(w) + (double)opw * CS_ST_CH + 10;
+	if (width < 20 + (double)strlen(title) * (CS_ST_CH + 0.6))
+		width = 20 + (double)strlen(title) * (CS_ST_CH + 0.6);
 	height = 60 + (T + 1) * ((w->P + 1) * CS_ST_ROW + 10) +
 		 extra * CS_ST_ROW;
 	fprintf(w->svg, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -112,10 +121,8 @@ void cs_st_svg_open(struct cs_st_run *w, int T)
 		"height=\"%.0f\" font-family=\"monospace\" font-size=\"11\">\n"
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
 		width, height);
-	fprintf(w->svg, "<text x=\"10\" y=\"16\" font-weight=\"bold\">%s by "
-		"%s, P=%d, count %zu (collspec explain %s --algo %s --steps)"
-		"</text>\n", cs_coll_name(c->coll), a, w->P, c->count,
-		cs_coll_name(c->coll), a);
+	fprintf(w->svg, "<text x=\"10\" y=\"16\" font-weight=\"bold\">%s"
+		"</text>\n", title);
 	fprintf(w->svg, "<text x=\"%.1f\" y=\"40\">recv</text>\n",
 		cs_st_cells_x(w, CSG_RECV));
 	if (w->use_tmp)
