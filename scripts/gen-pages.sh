@@ -235,6 +235,109 @@ cost_section() {
 	fi
 }
 
+# ---- algorithms step by step, in-place layouts (issue 21) -------------------
+
+# The algorithms `collspec explain $1 --steps` draws, without the alias
+# rabenseifner (the same schedule as rhd): the names its error message
+# lists when no --algo is given.
+step_algos() {
+	"$collspec" explain "$1" --steps 2>&1 >/dev/null |
+		sed -n 's/.*(for [a-z]*: \(.*\))$/\1/p' | tr ' ' '\n' |
+		grep -v '^rabenseifner$' || true
+}
+
+# "Algorithms step by step" of collective $1: for each algorithm a
+# picture under $2/steps/ and the figures explain prints under it.
+steps_section() {
+	local c=$1 out=$2 a args f kinds
+	mkdir -p "$out/steps"
+	echo "## Algorithms step by step"
+	echo
+	echo "Each algorithm as the schedule code runs it, one op per rank" \
+		"and step (how to read the pictures:" \
+		"[docs/gpu.md](../gpu.md) §8). \`ring\`, \`tree\`, \`direct\`," \
+		"\`pairwise\` are the kernels' schedules" \
+		"(\`gpu/include/csgpu/sched.h\`); \`rd\`, \`rhd\`, \`binomial\`" \
+		"the classic CPU algorithms of the cost model" \
+		"(\`gpu/include/csgpu/sched_classic.h\`)."
+	echo
+	for a in $(step_algos "$c"); do
+		args="--algo $a --steps --ranks 4"
+		case $a in tree | binomial) args="--algo $a --steps --ranks 8" ;; esac
+		if [ "$(explain_field "$c" root)" = yes ]; then
+			args="$args --root 1"
+		fi
+		f="steps/$c-$a.svg"
+		# shellcheck disable=SC2086
+		cs explain "$c" $args --svg "$out/$f" >"$tmp/steps.$c.$a"
+		kinds=$(awk '/^step [0-9]+: reduce$/ { r++ }
+			/^step [0-9]+: copy$/ { k++ }
+			END { printf "%d reduce, %d copy", r, k }' \
+			"$tmp/steps.$c.$a")
+		echo "### $a"
+		echo
+		echo "\`collspec explain $c $args --svg $f\` ($kinds steps):"
+		echo
+		echo "[![$c by $a]($f)]($f)"
+		echo
+		echo '```text'
+		sed -n '1p; /^root /p; /^count matrix/,/^op:/p' "$tmp/steps.$c.$a" |
+			sed '/^op:/d'
+		sed -n '/^elements each rank sent/,$p' "$tmp/steps.$c.$a"
+		echo '```'
+		echo
+		if [ "$c/$a" = allreduce/ring ]; then
+			ring_note "$tmp/steps.$c.$a"
+		fi
+	done
+}
+
+# Where the ring's 2(P-1)/P comes from, with the figures of the drawn
+# schedule ($1: explain's output).
+ring_note() {
+	local P n most per kinds
+	P=$(sed -n 's/.* at P=\([0-9]*\), count.*/\1/p' "$1")
+	n=$(sed -n 's/.* count \([0-9]*\): .*/\1/p' "$1")
+	most=$(sed -n 's/^busiest rank: \([0-9]*\) elements.*/\1/p' "$1")
+	per=$(sed -n 's/^busiest rank: .*= \([0-9.]*\) n (n = .*/\1/p' "$1")
+	kinds=$(awk '/^step [0-9]+: reduce$/ { r++ } END { print r + 0 }' "$1")
+	echo "Ring = reduce-scatter + all-gather: the first $kinds steps" \
+		"reduce (each rank ends them holding one complete chunk)," \
+		"the others copy the complete chunks around. Counting in the" \
+		"picture: at P = $P the count $n is cut in $P chunks, and" \
+		"the busiest rank sends $most chunks of one element:" \
+		"$most / $n = $per of the vector, which is" \
+		"2(P-1)/P, the \`b(P)\` of the cost model's ring row" \
+		"([docs/model.md](../model.md))."
+	echo
+}
+
+# "In place" of collective $1: NCCL's and MPI's layouts, picture under
+# $2/inplace/ (a non-zero root for the rooted collectives).
+inplace_section() {
+	local c=$1 out=$2 args="--inplace"
+	mkdir -p "$out/inplace"
+	if [ "$(explain_field "$c" root)" = yes ]; then
+		args="$args --root 1"
+	fi
+	# shellcheck disable=SC2086
+	cs explain "$c" $args --svg "$out/inplace/$c.svg" >"$tmp/inplace.$c"
+	echo "## In place in pictures"
+	echo
+	echo "\`collspec explain $c $args --svg inplace/$c.svg\`: each" \
+		"rank's one buffer before and after an in-place call, by" \
+		"NCCL's pointer rule and by MPI's form:"
+	echo
+	echo "[![$c in place](inplace/$c.svg)](inplace/$c.svg)"
+	echo
+	echo '```text'
+	cat "$tmp/inplace.$c"
+	echo '```'
+	echo
+}
+
+# ---- end of algorithms step by step ------------------------------------------
+
 coll_page() {
 	local c=$1 out=$2 res sec rows checks
 	cs explain "$c" --svg "$out/$c.svg" >"$tmp/explain.$c"
@@ -267,6 +370,8 @@ coll_page() {
 	sed -n '/^worked example/,$p' "$tmp/explain.$c"
 	echo '```'
 	echo
+	steps_section "$c" "$out"
+	inplace_section "$c" "$out"
 	echo "## Where it appears in training"
 	echo
 	rows=$(coll_in_patterns "$c")

@@ -13,6 +13,7 @@
 #include "base/commands.h"
 #include "explain/explain_svg.h"
 #include "explain/explain_pattern.h"
+#include "explain/explain_steps.h"
 #include "base/names.h"
 #include "csref/arith.h"
 #include "csref/gen.h"
@@ -230,6 +231,7 @@ static void describe(cs_coll_t coll)
 int cs_cmd_explain(int argc, char **argv)
 {
 	struct ex_opts x;
+	struct cs_steps_opts sx = {0};
 	cs_coll_t coll;
 	int i;
 
@@ -241,11 +243,13 @@ int cs_cmd_explain(int argc, char **argv)
 	if (argc >= 2 && (!strcmp(argv[1], "--help") ||
 			  !strcmp(argv[1], "-h"))) {
 		fputs(explain_usage, stdout);
+		fputs(cs_steps_usage, stdout);
 		fputs("\n", stdout);
 		return cs_explain_pattern_main(argc, argv);
 	}
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(explain_usage, argc < 2 ? stderr : stdout);
+		fputs(cs_steps_usage, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
 	if (cs_coll_parse(argv[1], &coll) != CS_OK) {
@@ -262,6 +266,17 @@ int cs_cmd_explain(int argc, char **argv)
 	x.c.seed = 1;
 	x.pattern = CS_A2AV_UNEVEN;
 	for (i = 2; i < argc; i += 2) {
+		/* --algo, --steps, --inplace: explain_steps.h (issue 21) */
+		int used = cs_steps_opt(&sx, argc - i, argv + i);
+
+		if (used < 0) {
+			fprintf(stderr, "collspec explain: %s\n", cs_last_error());
+			return 2;
+		}
+		if (used) {
+			i += used - 2;
+			continue;
+		}
 		if (i + 1 >= argc ||
 		    explain_opt(&x, argv[i], argv[i + 1]) != CS_OK) {
 			fprintf(stderr, "collspec explain: %s\n", i + 1 >= argc
@@ -271,6 +286,8 @@ int cs_cmd_explain(int argc, char **argv)
 	}
 	if (!cs_coll_reduces(coll))
 		x.c.op = CS_OP_NONE;
+	if ((i = cs_steps_run(&sx, &x.c, x.pattern, x.svg)) >= 0)
+		return i;
 	describe(coll);
 	if (worked_example(&x) != CS_OK) {
 		fprintf(stderr, "collspec explain: %s\n", cs_last_error());

@@ -173,6 +173,45 @@ grep -Eq '^zero3 +0\.328 +0\.328 +1\.966 ' "$r/docs/parallelism/dp.md" ||
 	fail "dp.md: ZeRO-3 at dp 8 is not 0.328 / 0.328 / 1.966 GB"
 grep -q 'slots = 0\.2727' "$r/docs/parallelism/pp.md" ||
 	fail "pp.md: the 1F1B bubble is not 3/11"
+# ---- algorithms step by step, in-place pictures (issue 21) -------------------
+# one step picture per (collective, algorithm) of gpu/include/csgpu/sched.h's
+# csg_algo_supports (ring 5, tree 3, direct 5, pairwise 2) and
+# sched_classic.h's csg_cl_supports (rd 2, rhd 2, binomial 2): 21; one
+# in-place picture per collective: 10
+[ "$(ls "$r/docs/collectives/steps"/*.svg | wc -l)" = 21 ] ||
+	fail "expected 21 step pictures in docs/collectives/steps"
+[ "$(ls "$r/docs/collectives/inplace"/*.svg | wc -l)" = 10 ] ||
+	fail "expected 10 in-place pictures in docs/collectives/inplace"
+if command -v xmllint >/dev/null; then
+	for f in "$r/docs/collectives/steps"/*.svg "$r/docs/collectives/inplace"/*.svg; do
+		xmllint --noout "$f" 2>/dev/null || fail "$f is not well-formed XML"
+	done
+fi
+# every page links its pictures, and every link names a file
+for c in allreduce allgather reducescatter alltoall alltoallv broadcast \
+	reduce gather scatter sendrecv; do
+	grep -q "](steps/$c-[a-z]*\.svg)" "$r/docs/collectives/$c.md" ||
+		fail "$c.md links no step picture"
+	grep -q "](inplace/$c\.svg)" "$r/docs/collectives/$c.md" ||
+		fail "$c.md links no in-place picture"
+	for f in $(grep -o '](\(steps\|inplace\)/[a-z-]*\.svg)' "$r/docs/collectives/$c.md" |
+		sed 's/^](//; s/)$//' | sort -u); do
+		[ -f "$r/docs/collectives/$f" ] || fail "$c.md links $f, which is missing"
+	done
+done
+# the ring at P = 4 by hand: 2(P-1) = 6 chunks of one element sent by each
+# rank, 6 / 4 = 1.5 = 2(P-1)/P; the double binary tree drawn at P = 8
+grep -q 'the busiest rank sends 6 chunks of one element: 6 / 4 = 1.5 of the vector' \
+	"$r/docs/collectives/allreduce.md" || fail "allreduce.md: the ring's 2(P-1)/P at P = 4 is not 6 / 4 = 1.5"
+grep -q '^`collspec explain allreduce --algo tree --steps --ranks 8 --svg steps/allreduce-tree.svg`' \
+	"$r/docs/collectives/allreduce.md" || fail "allreduce.md: no tree at P = 8"
+# the rooted collectives draw a root that is not 0
+grep -q -- '--inplace --root 1 --svg inplace/scatter.svg' \
+	"$r/docs/collectives/scatter.md" || fail "scatter.md: in place not at root 1"
+rm "$r/docs/collectives/steps/allreduce-ring.svg"
+run 1 "check with a step picture missing" --check "$collspec" "$r"
+run 0 "rewriting" "$collspec" "$r"
+# ---- end of algorithms step by step ------------------------------------------
 
 # a number changed by hand: 136 bytes (spec/patterns.md 5.1's example)
 grep -q '| bwd | `dp` | allreduce | avg | 16 | 136 | 136 | 136 | 136 | ' \
