@@ -33,10 +33,11 @@ double cs_mem_available(void)
 double cs_hcase_mem_need(const cs_hcase_t *hc, int P, int repeat)
 {
 	const cs_case_t *c = &hc->c;
-	/* the root holds the largest buffers; alltoallv pairs reach
-	 * 2*count (its matrix is built later) */
+	/* the root holds the largest buffers; alltoallv's pairs exchange
+	 * count (uniform) or up to 2*count (its matrix is built later) */
+	double pair = hc->a2av_pattern == CS_A2AV_UNIFORM ? 1.0 : 2.0;
 	double recv = c->coll == CS_COLL_ALLTOALLV
-			      ? (double)c->count * P * 2.0
+			      ? (double)c->count * P * pair
 			      : (double)cs_case_recv_count(c, c->root);
 	double elems = c->coll == CS_COLL_ALLTOALLV
 			       ? recv * 2.0
