@@ -4,9 +4,9 @@
  * to a case's final result.
  *
  * Each entry describes a defect: the cases it can show in (the run's
- * filters, plus world sizes and the backend's name; any of them may be
- * left out), the checks it fails, a reason and the finding (a file of
- * docs/findings/) that documents it. One entry so holds for every suite,
+ * filters, plus world sizes, the backend's name and words of its
+ * --backend-opt; any of them may be left out), the checks it fails, a
+ * reason and the finding (a file of docs/findings/) that documents it. One entry so holds for every suite,
  * filter and forced algorithm; an entry with every filter given selects
  * one case (an exact-case entry). Applied to the run's results
  * (cs_expect_apply, then cs_expect_finish):
