@@ -7,7 +7,7 @@
 #
 # usage: scripts/mpi-sweep.sh [--collspec PATH] [--ranks SPEC] [--coll L]
 #          [--count L] [--keys L] [--sample] [--out DIR] [--timeout S]
-#          [--expect FILE] [--report DIR]
+#          [--expect FILE] [--report DIR] [--gate]
 #   --collspec PATH  the binary (default build/conformance/collspec; for
 #                    MPICH build-mpich/conformance/collspec)
 #   --ranks SPEC     world sizes (default 1-8)
@@ -23,6 +23,10 @@
 #   --timeout S      seconds a case may run (default 60)
 #   --expect FILE    known defects, handed to every run (XFAIL rows)
 #   --report DIR     only print the table of an earlier sweep's --out DIR
+#   --gate           exit 1 when a row has a FAIL that is not a refusal
+#                    (below), an --expect entry is XPASS, or a row ran no
+#                    case; the table ends with `gate: passed` or `gate:
+#                    failed: ...` (what CI's stage `sweep` uses)
 # Rows: every `--mpi-alg list` line (blocking ones with api=blocking,
 # nonblocking ones with api=nonblocking; Open MPI's han, which takes only
 # communicators that span nodes, is listed as not run), plus "default" rows
@@ -44,8 +48,9 @@
 # communicators keep the fatal handler). Any other crash or hang is a
 # failure.
 #
-# exit status: 0 the sweep ran (failures are results: see the table), 2
-# bad options or no collspec.
+# exit status: 0 the sweep ran (failures are results: see the table;
+# with --gate: and nothing failed the gate), 1 with --gate: something
+# failed it, 2 bad options or no collspec.
 set -u
 
 collspec=build/conformance/collspec
@@ -58,6 +63,7 @@ timeout=60
 expect=""
 report=""
 counts=""
+gate=()
 
 die() { echo "mpi-sweep.sh: $*" >&2; exit 2; }
 
@@ -73,7 +79,8 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=${2:?}; shift ;;
 	--expect) expect=${2:?}; shift ;;
 	--report) report=${2:?}; shift ;;
-	-h|--help) sed -n '2,35p' "$0"; exit 0 ;;
+	--gate) gate=(--gate) ;;
+	-h|--help) sed -n '2,39p' "$0"; exit 0 ;;
 	*) die "unknown option '$1' (see --help)" ;;
 	esac
 	shift
@@ -81,7 +88,7 @@ done
 table=$(dirname "$0")/mpi-sweep-table.py
 if [ -n "$report" ]; then
 	[ -f "$report/sweep.txt" ] || die "no sweep results in '$report'"
-	exec python3 "$table" "$report"
+	exec python3 "$table" "${gate[@]}" "$report"
 fi
 [ -x "$collspec" ] || die "no collspec at '$collspec' (build it, or --collspec PATH)"
 [ -n "$out" ] || out=$(mktemp -d "${TMPDIR:-/tmp}/mpi-sweep.XXXXXX")
@@ -152,4 +159,4 @@ while read -r spec cl api; do
 	fi
 done <<<"$list"
 echo "seconds=$(( $(date +%s) - start ))" >>"$out/sweep.txt"
-python3 "$table" "$out"
+python3 "$table" "${gate[@]}" "$out"

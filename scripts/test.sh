@@ -20,6 +20,13 @@
 #          known defects expected (--expect docs/expectations/mpich-4.0.txt);
 #          with .ci/ucp_yield.c preloaded, so that waiting ranks yield
 #          their core (MPICH 4.0's ch4:ucx polls without yielding)
+#   sweep  other implementations and algorithms, known defects expected:
+#          the quick suite on the gloo backend at --ranks 1-8
+#          (--expect docs/expectations/gloo.txt; SKIP, with the reason,
+#          when build/ has no gloo backend), then scripts/mpi-sweep.sh
+#          --sample against Open MPI (build/; --expect
+#          docs/expectations/openmpi-4.1.txt --gate): any FAIL, XPASS or
+#          row that ran no case fails the stage
 #   builds the `debug` preset (-O0, assertions on, no CUDA) without the
 #          tests (BUILD_TESTING OFF: no CMocka, no Check needed), warnings
 #          as errors; with `mpich` (Release), `asan` (Debug) and build/
@@ -49,13 +56,13 @@
 # Environment:
 #   CS_TEST_STAGES   stages to run, in order (default "tests quick";
 #                    "tests" when arguments are given; "all": tests slow
-#                    quick mpich builds asan fuzz large device)
+#                    quick mpich sweep builds asan fuzz large device)
 #   CS_FUZZ_SECONDS  seconds per fuzz target (default 20)
 # Exits non-zero when the set-up, a build or any test fails.
 
 set -euo pipefail
 
-cs_all_stages="tests slow quick mpich builds asan fuzz large device"
+cs_all_stages="tests slow quick mpich sweep builds asan fuzz large device"
 if [ $# -gt 0 ]; then
 	cs_stages="${CS_TEST_STAGES:-tests}"
 else
@@ -116,6 +123,27 @@ cs_stage_mpich() {
 	return "$rc"
 }
 
+# Gloo's collectives on the quick suite, then a sample of every algorithm
+# key of Open MPI (scripts/mpi-sweep.sh --sample), each with its known
+# defects expected; a Gloo-less build/ skips the first part, saying why.
+cs_stage_sweep() {
+	local rc=0 cs=build/conformance/collspec out=build/sweep-sample
+	local nogloo
+
+	# `collspec list` says "  gloo   (not built: needs ...)" without it
+	nogloo=$("$cs" list | sed -n 's/^  gloo  *(\(not built.*\))$/\1/p')
+	if [ -n "$nogloo" ]; then
+		echo "test.sh: stage sweep: gloo: SKIP ($nogloo)"
+	else
+		"$cs" run --backend gloo --ranks 1-8 --timeout 60 --quiet \
+			--expect docs/expectations/gloo.txt || rc=1
+	fi
+	rm -rf "$out"
+	bash scripts/mpi-sweep.sh --sample --gate --out "$out" \
+		--expect docs/expectations/openmpi-4.1.txt || rc=1
+	return "$rc"
+}
+
 # A plain Debug build (-O0) without the tests, as a user's `cmake
 # -DCMAKE_BUILD_TYPE=Debug -DBUILD_TESTING=OFF` makes it, warnings as
 # errors (the other build types: see the top of this file).
@@ -159,6 +187,10 @@ cs_stage_hint() {
 	mpich) echo "ctest --test-dir build-mpich --output-on-failure -R" \
 		"NAME, or build-mpich/conformance/collspec run --backend mpi" \
 		"--ranks 1-8 --expect docs/expectations/mpich-4.0.txt" ;;
+	sweep) echo "build/conformance/collspec run --backend gloo --ranks" \
+		"1-8 --expect docs/expectations/gloo.txt, or scripts/mpi-sweep.sh" \
+		"--sample --gate --expect docs/expectations/openmpi-4.1.txt" \
+		"(each row's log: build/sweep-sample/)" ;;
 	builds) echo "cmake --preset debug && cmake --build --preset debug" ;;
 	large) echo "CS_TEST_LARGE=1 ctest --test-dir build -L large" ;;
 	device) echo "bash tests/device/rehearse.sh (logs in" \
@@ -172,9 +204,10 @@ cs_stage_hint() {
 cs_failed=()
 for cs_stage in $cs_stages; do
 	case "$cs_stage" in
-	tests | slow | quick | mpich | builds | asan | fuzz | large | device) ;;
+	tests | slow | quick | mpich | sweep | builds | asan | fuzz | large | device) ;;
 	*) cs_die "unknown stage '$cs_stage' in CS_TEST_STAGES" \
-		"(valid: tests slow quick mpich builds asan fuzz large device)" ;;
+		"(valid: tests slow quick mpich sweep builds asan fuzz large" \
+		"device)" ;;
 	esac
 	echo "test.sh: stage $cs_stage: starting"
 	cs_t0=$SECONDS
@@ -199,7 +232,8 @@ fi
 echo "test.sh: all stages passed: $cs_stages"
 if [ "$cs_stages" != "$cs_all_stages" ]; then
 	echo "test.sh: not run here: the other stages of CI (the tests" \
-		"labelled slow, MPICH, a Debug build, sanitizers, fuzzing, the" \
-		"8 GiB test, the device rehearsal); run every stage" \
+		"labelled slow, MPICH, Gloo and the MPI algorithm sample, a" \
+		"Debug build, sanitizers, fuzzing, the 8 GiB test, the device" \
+		"rehearsal); run every stage" \
 		"with: CS_TEST_STAGES=all scripts/test.sh (as .ci/run does)"
 fi

@@ -386,18 +386,33 @@ static cs_status_t copy_text(const struct pstate *p, const char *opt,
 	return CS_OK;
 }
 
+/* --backend-opt: comma-separated words, none empty. */
+static cs_status_t parse_bopt(const struct pstate *p, const char *v,
+			      cs_expect_entry_t *e)
+{
+	size_t n = strlen(v);
+
+	if (v[0] == ',' || (n && v[n - 1] == ',') || strstr(v, ",,"))
+		return bad(p, "--backend-opt: an empty word in '%s' (a comma "
+			   "list of the run's --backend-opt words, such as "
+			   "algo=ring)", v);
+	return copy_text(p, "--backend-opt", v, e->backend_opt,
+			 CS_EXPECT_BOPT_MAX);
+}
+
 /* ---- the options of an entry ------------------------------------------------ */
 
 enum eopt {
 	E_COLL, E_DTYPE, E_OP, E_MODE, E_COMM, E_A2AV, E_COUNT, E_INPLACE,
-	E_ROOT, E_MISALIGN, E_SEED, E_RANKS, E_BACKEND, /* case filters */
+	E_ROOT, E_MISALIGN, E_SEED, E_RANKS, E_BACKEND, E_BOPT, /* case
+								   filters */
 	E_CHECK, E_REASON, E_FINDING, E_NUM
 };
 
 static const char *const eopt_name[E_NUM] = {
 	"--coll", "--dtype", "--op", "--mode", "--comm", "--a2av-pattern",
 	"--count", "--inplace", "--root", "--misalign", "--seed", "--ranks",
-	"--backend", "--check", "--reason", "--finding",
+	"--backend", "--backend-opt", "--check", "--reason", "--finding",
 };
 
 static cs_status_t filter_value(const struct pstate *p, enum eopt id,
@@ -424,6 +439,8 @@ static cs_status_t filter_value(const struct pstate *p, enum eopt id,
 	case E_BACKEND:
 		return copy_text(p, "--backend", v, e->backend,
 				 CS_BACKEND_NAME_MAX);
+	case E_BOPT:
+		return parse_bopt(p, v, e);
 	case E_CHECK: case E_REASON: case E_FINDING: case E_NUM:
 		break;
 	}

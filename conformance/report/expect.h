@@ -4,9 +4,9 @@
  * to a case's final result.
  *
  * Each entry describes a defect: the cases it can show in (the run's
- * filters, plus world sizes and the backend's name; any of them may be
- * left out), the checks it fails, a reason and the finding (a file of
- * docs/findings/) that documents it. One entry so holds for every suite,
+ * filters, plus world sizes, the backend's name and words of its
+ * --backend-opt; any of them may be left out), the checks it fails, a
+ * reason and the finding (a file of docs/findings/) that documents it. One entry so holds for every suite,
  * filter and forced algorithm; an entry with every filter given selects
  * one case (an exact-case entry). Applied to the run's results
  * (cs_expect_apply, then cs_expect_finish):
@@ -43,9 +43,11 @@
 #define CS_EXPECT_FINDING_MAX 127     /* --finding */
 #define CS_EXPECT_RANGES_MAX 16       /* ranges of --ranks */
 #define CS_EXPECT_PATH_MAX 1024       /* the --expect path itself */
+#define CS_EXPECT_BOPT_MAX 255        /* --backend-opt of an entry */
 
 /* One entry. Unset filters match every case: a mask or list of 0 items,
- * inplace, root and misalign -1, has_seed 0, nranges 0, backend "". */
+ * inplace, root and misalign -1, has_seed 0, nranges 0, backend "",
+ * backend_opt "". */
 typedef struct cs_expect_entry {
 	char name[CS_EXPECT_NAME_MAX + 1];
 	int line;                     /* the entry's first line in the file */
@@ -54,6 +56,9 @@ typedef struct cs_expect_entry {
 	int nranges;
 	int ranks[CS_EXPECT_RANGES_MAX][2]; /* world sizes, lo-hi inclusive */
 	char backend[CS_BACKEND_NAME_MAX + 1]; /* the backend's own name */
+	char backend_opt[CS_EXPECT_BOPT_MAX + 1]; /* comma-separated words,
+					 each one a word of the run's
+					 --backend-opt (cs_expect_opt_matches) */
 	uint32_t checks;              /* bit i: cs_expect_check_name(i) */
 	char reason[CS_EXPECT_REASON_MAX + 1];
 	char finding[CS_EXPECT_FINDING_MAX + 1];
@@ -71,6 +76,8 @@ typedef struct cs_expect {
 	char path[CS_EXPECT_PATH_MAX + 1]; /* as given to --expect */
 	cs_expect_entry_t *e;
 	size_t n;
+	const char *run_opt;          /* the run's --backend-opt, NULL for none
+					 (not owned: cs_expect_set_run_opt) */
 } cs_expect_t;
 
 /* The check names an entry may list: the rows of the check registry
@@ -103,9 +110,21 @@ void cs_expect_free(cs_expect_t *x);
  * backend name equal to --backend. */
 int cs_expect_case_matches(const cs_expect_entry_t *e, const cs_result_t *r);
 
+/* 1 when entry e's --backend-opt is unset, or when each of its
+ * comma-separated words is, whole, one of the comma-separated words of
+ * run_opt (the run's --backend-opt; NULL or "" has none): "algo=ring"
+ * holds for a run with "allgather=allgatherv,algo=ring", not for one
+ * with "algo=ring_chunked" or with no option. */
+int cs_expect_opt_matches(const cs_expect_entry_t *e, const char *run_opt);
+
+/* Remember the run's --backend-opt (NULL: none) for cs_expect_apply; the
+ * string must outlive x. */
+void cs_expect_set_run_opt(cs_expect_t *x, const char *run_opt);
+
 /*
  * Apply x to final result r (see the top of this file). Every entry that
- * selects r's case counts it (matched; shown when r FAILed by one of its
+ * selects r's case (cs_expect_case_matches, and cs_expect_opt_matches
+ * with x->run_opt) counts it (matched; shown when r FAILed by one of its
  * checks); the first that selects it and lists r's check makes a FAIL an
  * XFAIL, which keeps r's check and reason and gets the entry (name, file
  * and line, reason, finding) as its first detail line. A FAIL of a

@@ -64,6 +64,39 @@ int cs_expect_case_matches(const cs_expect_entry_t *e, const cs_result_t *r)
 	       (!e->backend[0] || !strcmp(e->backend, r->backend));
 }
 
+/* Is the word w[0..n) one of the comma-separated words of list? */
+static int has_word(const char *list, const char *w, size_t n)
+{
+	while (list && *list) {
+		size_t len = strcspn(list, ",");
+
+		if (len == n && !strncmp(list, w, n))
+			return 1;
+		list += len + (list[len] == ',');
+	}
+	return 0;
+}
+
+int cs_expect_opt_matches(const cs_expect_entry_t *e, const char *run_opt)
+{
+	const char *w = e->backend_opt;
+
+	while (*w) {
+		size_t len = strcspn(w, ",");
+
+		if (!has_word(run_opt, w, len))
+			return 0;
+		w += len + (w[len] == ',');
+	}
+	return 1;
+}
+
+void cs_expect_set_run_opt(cs_expect_t *x, const char *run_opt)
+{
+	if (x)
+		x->run_opt = run_opt;
+}
+
 /* ---- applying ---------------------------------------------------------------- */
 
 static int lists_check(const cs_expect_entry_t *e, const char *check)
@@ -224,7 +257,8 @@ const cs_expect_entry_t *cs_expect_apply(cs_expect_t *x, cs_result_t *r)
 			 r->verdict != CS_V_INFO && r->verdict != CS_V_WARN))
 		return NULL;
 	for (i = 0; i < x->n; i++) {
-		if (!cs_expect_case_matches(&x->e[i], r))
+		if (!cs_expect_case_matches(&x->e[i], r) ||
+		    !cs_expect_opt_matches(&x->e[i], x->run_opt))
 			continue;
 		count_case(&x->e[i], r);
 		if (r->verdict != CS_V_FAIL || hit)

@@ -17,6 +17,8 @@ typedef struct cs_report_opts {
 	const char *json;      /* JSON Lines path or NULL */
 	const char *junit;     /* JUnit XML path or NULL */
 	const char *backend;   /* for the header */
+	const char *backend_opt; /* the run's --backend-opt or NULL, for the
+				  entries of expect that name one */
 	const char *suite;
 	const char *expect;    /* expectations file (--expect) or NULL: the
 				  report loads it and applies it to every

@@ -172,6 +172,12 @@ static void test_parse_errors(void **state)
 		{"a int8" ENTRY_TAIL, "t.txt:1:", "expected an option"},
 		{"a --dtype int8" ENTRY_TAIL "\n  \n b", "t.txt:3:",
 		 "no entry is open"},
+		{"a --backend-opt algo=ring," ENTRY_TAIL, "t.txt:1:",
+		 "--backend-opt: an empty word"},
+		{"a --backend-opt ,algo=ring" ENTRY_TAIL, "t.txt:1:",
+		 "--backend-opt: an empty word"},
+		{"a --backend-opt a,,b" ENTRY_TAIL, "t.txt:1:",
+		 "--backend-opt: an empty word"},
 	};
 	size_t i;
 
@@ -323,6 +329,45 @@ static void test_matching(void **state)
 	assert_true(selects("--backend mpi", &ar));
 	assert_false(selects("--backend ref", &ar));
 	assert_false(selects("--backend mp", &ar));
+}
+
+/* --backend-opt: each of the entry's words is a whole word of the run's
+ * option list; an entry without it holds for every run. */
+static void test_backend_opt(void **state)
+{
+	cs_expect_t *x = parse_ok("ring --backend-opt algo=ring" ENTRY_TAIL "\n"
+				  "two --backend-opt algo=bcube,api=x"
+				  ENTRY_TAIL "\n"
+				  "any --coll allreduce" ENTRY_TAIL "\n");
+	const cs_expect_entry_t *ring = &x->e[0], *two = &x->e[1];
+	cs_result_t r = result(CS_COLL_ALLREDUCE, CS_DTYPE_FLOAT32, CS_OP_SUM,
+			       CS_V_FAIL, "value");
+
+	(void)state;
+	assert_string_equal(ring->backend_opt, "algo=ring");
+	assert_true(cs_expect_opt_matches(ring, "algo=ring"));
+	assert_true(cs_expect_opt_matches(ring, "allgather=allgatherv,algo=ring"));
+	assert_true(cs_expect_opt_matches(ring, "algo=ring,allgather=allgatherv"));
+	assert_false(cs_expect_opt_matches(ring, NULL));
+	assert_false(cs_expect_opt_matches(ring, ""));
+	assert_false(cs_expect_opt_matches(ring, "algo=ring_chunked"));
+	assert_false(cs_expect_opt_matches(ring, "algo=rin"));
+	assert_false(cs_expect_opt_matches(ring, "xalgo=ring"));
+	assert_true(cs_expect_opt_matches(two, "api=x,algo=bcube"));
+	assert_false(cs_expect_opt_matches(two, "algo=bcube"));
+	assert_false(cs_expect_opt_matches(two, "api=x"));
+	assert_true(cs_expect_opt_matches(&x->e[2], NULL));
+	assert_true(cs_expect_opt_matches(&x->e[2], "algo=ring"));
+	/* applied: the run's option decides whether `ring` claims r */
+	cs_expect_set_run_opt(x, "algo=ring_chunked");
+	assert_ptr_equal(cs_expect_apply(x, &r), &x->e[2]);
+	assert_int_equal(x->e[0].matched, 0);
+	r = result(CS_COLL_ALLREDUCE, CS_DTYPE_FLOAT32, CS_OP_SUM, CS_V_FAIL,
+		   "value");
+	cs_expect_set_run_opt(x, "algo=ring");
+	assert_ptr_equal(cs_expect_apply(x, &r), &x->e[0]);
+	assert_int_equal(x->e[0].matched, 1);
+	cs_expect_free(x);
 }
 
 /* ---- applying ------------------------------------------------------------- */
@@ -759,6 +804,7 @@ int main(void)
 		cmocka_unit_test(test_parse_bounds),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_matching),
+		cmocka_unit_test(test_backend_opt),
 		cmocka_unit_test(test_apply_xfail),
 		cmocka_unit_test(test_apply_xpass),
 		cmocka_unit_test(test_apply_overlap),
