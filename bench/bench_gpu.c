@@ -673,27 +673,19 @@ static void gb_report(gb_bench_t *b, const gb_row_t *row, const csg_plan_t *p,
 }
 
 /*
- * Run one row: time it, and plan it as csg_run does for the traffic (with
- * csg_choose's channels and slices; the runtime may use fewer channels,
- * which moves the same bytes: the traffic does not depend on how the data
- * is cut, see tests/gpu/test_busbw.c).
+ * Run one row: time it, and take for the traffic the plan csg_run
+ * launches (csg_plan_of: the runtime's channels and slices; the traffic
+ * does not depend on how the data is cut, see tests/gpu/test_busbw.c).
  */
 static cs_status_t gb_row(gb_bench_t *b, gb_row_t *row)
 {
-	size_t es = cs_dtype_size(row->dtype);
-	csg_vmat_t nov = { NULL, NULL, NULL };
-	int nchan, nslices;
 	csg_plan_t p;
 	double usec;
 	cs_status_t st;
 
-	csg_choose(row->n * es, b->per_dev, b->sms, &nchan, &nslices);
-	if (csg_plan_init(&p, row->coll, row->algo, b->P, 0, 0, row->n, es,
-			  nchan, nslices, nov) != 0)
-		return cs_error(CS_ERR_INVALID, "csg_plan_init refused the "
-				"call (%d channels, %d slices)", nchan, nslices);
 	gb_row_call(b, row);
-	if ((st = gb_time(b, b->nused, gb_csg_call, row, &usec)) != CS_OK ||
+	if ((st = csg_plan_of(b->w, &row->call, &p)) != CS_OK ||
+	    (st = gb_time(b, b->nused, gb_csg_call, row, &usec)) != CS_OK ||
 	    (st = csg_world_sync(b->w)) != CS_OK)
 		return st;
 	gb_report(b, row, &p, usec);

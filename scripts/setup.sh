@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # setup.sh - make this checkout ready to run: install the Debian packages
 # CollSpec needs (only those missing), put nvcc on PATH if it is installed
-# but not found, then configure and build into ./build (against Open MPI)
+# but not found (and, with nvcc, fetch cuobjdump and nvdisasm from PyPI
+# when CUDA has none), then configure and build into ./build (against Open MPI)
 # or, with CS_MPI=mpich, into ./build-mpich (against MPICH; build/ is left
 # as it is, so both can live side by side).
 #
@@ -94,6 +95,30 @@ cs_find_nvcc() {
 	fi
 }
 
+# cuobjdump and the nvdisasm it runs, with which tests/gpu/sass_check.py
+# reads the kernels' machine code: CUDA's own when installed, else PyPI's
+# nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm into python3's paths
+# (where the test looks). Best effort: without them that test reports
+# SKIP and says why.
+cs_find_cuobjdump() {
+	local nvcc dir
+
+	nvcc="$(command -v nvcc)" || return 0
+	dir="$(dirname "$nvcc")"
+	if { command -v cuobjdump >/dev/null || [ -x "$dir/cuobjdump" ]; } &&
+		{ command -v nvdisasm >/dev/null || [ -x "$dir/nvdisasm" ]; }; then
+		return 0
+	fi
+	python3 -c 'import glob, sys
+sys.exit(not all(any(glob.glob(p + "/nvidia/cu*/bin/" + t) for p in sys.path)
+                 for t in ("cuobjdump", "nvdisasm")))' 2>/dev/null && return 0
+	cs_note "installing cuobjdump and nvdisasm (PyPI: nvidia-cuda-cuobjdump," \
+		"nvidia-cuda-nvdisasm)"
+	python3 -m pip install -q nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm ||
+		cs_note "could not install them: the SASS test (gpu_sass)" \
+			"will be skipped"
+}
+
 # mpiexec refuses to run as root unless told it may (CI runs as root).
 cs_mpi_root_env() {
 	if [ "$(id -u)" -eq 0 ]; then
@@ -146,6 +171,7 @@ cs_setup_main() {
 	cs_mpi_choice
 	cs_find_nvcc
 	cs_install_packages
+	cs_find_cuobjdump
 	cs_mpi_root_env
 	cs_configure_and_build
 }

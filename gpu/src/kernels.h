@@ -14,8 +14,21 @@
 #include "csgpu/exec.h"
 #include "csgpu/sched.h"
 
-/* At most CSG_MAX_CHAN channels (lanes per rank; csgpu/sched.h); each
- * rank has this many step counters. */
+/*
+ * At most CSG_MAX_CHAN channels (lanes per rank; csgpu/sched.h); each
+ * rank has this many step counters, each on its own 128-byte line (the
+ * L2's line; no two lanes' counters share one, so a lane that publishes
+ * does not disturb the polling of another's): the counter of channel c is
+ * flag[r][csg_ctr_index(c)], and a rank's counters take CSG_CTR_BYTES.
+ */
+#define CSG_CTR_LINE 128
+#define CSG_CTR_STRIDE (CSG_CTR_LINE / 8) /* uint64_t per line */
+#define CSG_CTR_BYTES (CSG_MAX_CHAN * CSG_CTR_LINE)
+
+CS_HD size_t csg_ctr_index(int chan)
+{
+	return (size_t)chan * CSG_CTR_STRIDE;
+}
 
 /*
  * A world's abort record, in host-mapped memory (every device and the host
@@ -45,7 +58,7 @@ typedef struct csg_abort {
  *   buf:   every rank's SEND, RECV and TMP base pointers (csg_buf_t),
  *          directly dereferenceable from this device (peer access).
  *   flag:  every rank's CSG_MAX_CHAN step counters (device memory of the
- *          rank's device).
+ *          rank's device; channel c's at flag[r] + csg_ctr_index(c)).
  *   base:  each channel's counter value at the start of this call: every
  *          lane of channel c finished every earlier call when all ranks'
  *          counters of every channel c' reach base[c']; this call's step t
@@ -55,6 +68,9 @@ typedef struct csg_abort {
  *   timeout_ns: how long a lane waits for a counter before it gives up.
  *   stall: a test hook (csg_world_stall_next): the lanes of this rank
  *          never publish a step; -1 for none.
+ *   sys:   1 when the world spans several devices: counters are published
+ *          and acquired at system scope; 0 (one device holds every rank)
+ *          at GPU scope.
  */
 typedef struct csg_kargs {
 	csg_plan_t plan;
@@ -65,6 +81,7 @@ typedef struct csg_kargs {
 	csg_abort_t *abort;
 	uint64_t timeout_ns;
 	int stall;
+	int sys;
 	int nrank;
 	signed char rank[CSG_MAX_RANKS];
 } csg_kargs_t;

@@ -24,8 +24,12 @@
  *     largest finite value (e4m3: NaN with the sign, beyond 464; e5m2:
  *     infinity with the sign, from 61440 = 57344 + half an ulp, a tie that
  *     rounds to the odd maximum's successor).
- *   - everything else (MAX, MIN, integers, float32, float64): the shared
- *     functors, which compile to the same instructions on host and device.
+ *   - float32 SUM (and the SUM steps of AVG and PREMULSUM): the
+ *     hardware's round-to-nearest add, no flush to zero (csgpu/fadd.h:
+ *     the argument, and the CPU test of the same function).
+ *   - everything else (MAX, MIN, integers, float32 PROD, float64): the
+ *     shared functors, which compile to the same instructions on host and
+ *     device.
  * PREMULSUM and float AVG pre-multiply with the type's PROD (arith.h's
  * cs_op_premul; float64 multiplies without the NaN canonicalisation).
  */
@@ -37,7 +41,9 @@
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
 #include "cs_catalog.h"
+#include "csgpu/fadd.h"
 #include "csgpu/functor.h"
+#include "csgpu/sched.h" /* CSG_MAX_SRC */
 
 /* ---- NaN results of the 16-bit formats ---------------------------------- */
 
@@ -140,6 +146,23 @@ CSG_NATIVE_BF16_(CS_OP_SUM, __hadd_rn, __hadd2_rn)
 CSG_NATIVE_BF16_(CS_OP_PROD, __hmul_rn, __hmul2_rn)
 #undef CSG_NATIVE_BF16_
 
+/* float32 SUM: the hardware's add (csgpu/fadd.h says why the bits are
+ * cs_step's). */
+template <> struct csg_native<CS_DTYPE_FLOAT32, CS_OP_SUM> {
+	typedef uint32_t elem_t;
+	enum { packed = 0 };
+
+	static __device__ __forceinline__ elem_t step(elem_t a, elem_t b)
+	{
+		return csg_f32_add(a, b);
+	}
+
+	static __device__ __forceinline__ uint32_t step2(uint32_t a, uint32_t b)
+	{
+		return a; /* never called: packed == 0 */
+	}
+};
+
 /* ---- float8 -------------------------------------------------------------- */
 
 /* The fp8 format of D, its largest magnitude that still rounds to a finite
@@ -238,6 +261,7 @@ template <cs_dtype_t D, cs_op_t O> struct csg_arith {
 	/* step2 / pre2 work on two 16-bit lanes of a word at once */
 	static const bool step_packed = sizeof(elem_t) == 2 && native::packed;
 	static const bool pre_packed = sizeof(elem_t) == 2 && mul::packed;
+	static const int max_src = CSG_MAX_SRC;
 
 	static __device__ __forceinline__ elem_t step(elem_t a, elem_t b)
 	{

@@ -24,6 +24,7 @@
 #include <cuda_runtime.h>
 #include "csgpu/coll.h"
 #include "csgpu/device.h"
+#include "csgpu/lanes.h"
 #include "csgpu/sched.h"
 #include "csref/arith.h"
 #include "csref/catalog.h"
@@ -35,7 +36,8 @@ struct csg_world {
 	int ndev;                           /* devices used: min(seen, P) */
 	int sms;                            /* SMs of the smallest device */
 	int dev_sms[CSG_MAX_RANKS];         /* SMs of each used device */
-	uint64_t *flag[CSG_MAX_RANKS];      /* CSG_MAX_CHAN counters each */
+	uint64_t *flag[CSG_MAX_RANKS];      /* CSG_MAX_CHAN counters each,
+					       one per 128-byte line */
 	void *tmp[CSG_MAX_RANKS];           /* scratch of each rank */
 	size_t tmp_bytes[CSG_MAX_RANKS];
 	uint64_t base[CSG_MAX_CHAN];        /* counters after the last call */
@@ -130,16 +132,20 @@ static cs_status_t csg_world_devices(csg_world_t *w)
 	return CS_OK;
 }
 
-/* Every rank's counters set to the world's bases, done before returning
- * (explicitly synchronised: the kernels of any device read them). */
+/* Every rank's counters set to the world's bases (channel c's on its own
+ * line, kernels.h), done before returning (explicitly synchronised: the
+ * kernels of any device read them). */
 static cs_status_t csg_set_counters(csg_world_t *w)
 {
+	uint64_t lines[CSG_CTR_BYTES / sizeof(uint64_t)] = {0};
 	cudaError_t err;
-	int r;
+	int r, c;
 
+	for (c = 0; c < CSG_MAX_CHAN; c++)
+		lines[csg_ctr_index(c)] = w->base[c];
 	for (r = 0; r < w->P; r++)
 		if ((err = cudaSetDevice(csg_dev(w, r))) != cudaSuccess ||
-		    (err = cudaMemcpy(w->flag[r], w->base, sizeof(w->base),
+		    (err = cudaMemcpy(w->flag[r], lines, sizeof(lines),
 				      cudaMemcpyHostToDevice)) != cudaSuccess ||
 		    (err = cudaDeviceSynchronize()) != cudaSuccess)
 			return cs_gpu_error(err, "counter initialisation");
@@ -156,7 +162,7 @@ static cs_status_t csg_world_flags(csg_world_t *w)
 	int r;
 
 	for (r = 0; r < w->P; r++) {
-		st = cs_dev_alloc(csg_dev(w, r), sizeof(w->base),
+		st = cs_dev_alloc(csg_dev(w, r), CSG_CTR_BYTES,
 				  (void **)&w->flag[r]);
 		if (st != CS_OK)
 			return st;
@@ -347,40 +353,6 @@ cs_status_t csg_world_stall_next(csg_world_t *w, int rank)
 				rank, w ? w->P - 1 : -1);
 	w->stall = rank;
 	return CS_OK;
-}
-
-/* ---- choices ------------------------------------------------------------------------ */
-
-/*
- * Channels: one block per SM for all ranks of the busiest device, at most
- * CSG_MAX_CHAN, and one channel per 64 KiB of a rank's data (small calls
- * are latency-bound: fewer lanes, fewer counters to wait on). Slices: one
- * per 512 KiB of a channel's data, 1 to 32 (a deeper pipeline costs one
- * step of synchronisation per slice).
- */
-void csg_choose(size_t bytes, int ranks_per_dev, int sms, int *nchan,
-		int *nslices)
-{
-	size_t c, s;
-
-	if (ranks_per_dev < 1)
-		ranks_per_dev = 1;
-	c = sms > ranks_per_dev ? (size_t)(sms / ranks_per_dev) : 1;
-	if (c > CSG_MAX_CHAN)
-		c = CSG_MAX_CHAN;
-	if (c > bytes / (64 << 10))
-		c = bytes / (64 << 10);
-	if (c < 1)
-		c = 1;
-	s = bytes / c / (512 << 10);
-	if (s > 32)
-		s = 32;
-	if (s < 1)
-		s = 1;
-	if (nchan)
-		*nchan = (int)c;
-	if (nslices)
-		*nslices = (int)s;
 }
 
 /* ---- one call --------------------------------------------------------------------- */
@@ -587,6 +559,7 @@ static void csg_fill_args(const csg_world_t *w, const csg_call_t *c,
 	a->abort = w->abort;
 	a->timeout_ns = w->timeout_ns;
 	a->stall = w->stall;
+	a->sys = w->ndev > 1;
 }
 
 /* One cooperative launch per device: its ranks x nchan lanes. When a
@@ -658,24 +631,25 @@ static cs_status_t csg_fits(const csg_world_t *w, const void *fn, int nchan)
 	return CS_OK;
 }
 
-/* Channels and slices of the call: the caller's or csg_choose's (fewer
- * when the busiest device cannot hold them), then csg_fits on every
- * device. */
+/* Channels and slices of the call: the caller's, or csg_lanes_choose's
+ * for the plan's (resolved) algorithm from the occupancy of fn on device 0
+ * times the smallest device's SMs; then csg_fits on every device. */
 static cs_status_t csg_lanes(const csg_world_t *w, const csg_call_t *c,
-			     const void *fn, size_t bytes, int *nchan,
-			     int *nslices)
+			     const csg_plan_t *p, const void *fn, size_t bytes,
+			     int *nchan, int *nslices)
 {
-	int per_sm = 0, rpd = (w->P + w->ndev - 1) / w->ndev, cap;
+	int per_sm = 0, rpd = (w->P + w->ndev - 1) / w->ndev;
+	csg_lane_dev_t d;
 	cudaError_t err;
 
 	if ((err = cudaSetDevice(0)) != cudaSuccess ||
 	    (err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
 		     &per_sm, fn, CSG_THREADS, 0)) != cudaSuccess)
 		return cs_gpu_error(err, "occupancy query");
-	cap = per_sm * w->sms;
-	csg_choose(bytes, rpd, w->sms, nchan, nslices);
-	if (*nchan * rpd > cap)
-		*nchan = cap / rpd > 0 ? cap / rpd : 1;
+	d.sms = w->sms;
+	d.blocks_per_sm = per_sm;
+	d.ranks_per_dev = rpd;
+	csg_lanes_choose(bytes, p->coll, p->algo, d, nchan, nslices);
 	if (c->nchan > 0)
 		*nchan = c->nchan;
 	if (c->nslices > 0)
@@ -746,7 +720,7 @@ static cs_status_t csg_prepare(const csg_world_t *w, const csg_call_t *call,
 				"csg_run: no kernel for %s, dtype %d, op %d",
 				cs_coll_name(call->coll), (int)call->dtype,
 				(int)call->op);
-	if ((st = csg_lanes(w, call, *fn, bytes, &nchan, &nslices)) != CS_OK)
+	if ((st = csg_lanes(w, call, p, *fn, bytes, &nchan, &nslices)) != CS_OK)
 		return st;
 	return csg_plan_call(w, call, nchan, nslices, p);
 }

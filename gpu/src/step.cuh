@@ -5,14 +5,28 @@
  *
  * Per step t of csg_nsteps(plan):
  *   1. wait until every peer csg_peer(plan, r, i) of this channel has
- *      finished step t - 1 (its counter, read with acquire loads at
- *      system scope, reaches base + t);
- *   2. run every op of every slice active at t (csg_slice_step, csg_nops,
- *      csg_get_op) over its elements with all threads of the block:
+ *      finished step t - 1 (its counter, read with acquire loads, reaches
+ *      base + t);
+ *   2. resolve the ops of every slice active at t (csg_slice_step,
+ *      csg_nops, csg_get_op) into the block's shared op table, one thread
+ *      per op (the schedule's divisions run once per op and step, not in
+ *      the element loop), then run them all with all threads of the block:
  *      dst[j] = post(fold pre_i(src_i[j])), element for element what
- *      csgpu/exec.h's csg_apply computes, folded in the same order;
- *   3. publish: barrier, a system-scope fence and a release store of
- *      base + t + 1 into the lane's counter.
+ *      csgpu/exec.h's csg_apply computes, folded in the same order. There
+ *      is no barrier between the ops of a step: the symbolic checker
+ *      proves that no slot one of them writes is read or written by
+ *      another op or slice of the same rank and step (docs/gpu.md,
+ *      section 5, "Hazards"). A table holds CSG_LANE_OPS ops; a step with
+ *      more runs them in tables one after the other (a barrier between
+ *      tables only guards the table's reuse);
+ *   3. publish: a barrier, then a release store of base + t + 1 into the
+ *      lane's counter by thread 0. The release is cumulative (PTX memory
+ *      model): the barrier orders every thread's stores of the step before
+ *      it, so a peer that reads the count with an acquire load sees them;
+ *      no separate fence is issued.
+ * Counters are released and acquired at GPU scope when every rank of the
+ * world is on one device, at system scope otherwise (kernels.h, sys), and
+ * each lane's counter sits on its own 128-byte line.
  * A wait polls the world's abort flag (host-mapped) and gives up after the
  * call's timeout, recording which lane waited for whom; the block then
  * returns, and so does every other lane at its next wait (no trap: the
@@ -27,7 +41,9 @@
  * after it. The body of an op uses 16-byte vectors when the destination
  * and every source have the same address modulo 16, with a scalar head
  * and tail; otherwise a scalar loop, so any element-aligned pointer and
- * any count work.
+ * any count work. In the vector body each thread keeps CSG_UNROLL vectors
+ * of every source in flight: it issues all their loads, then folds, then
+ * stores (the same fold per element, so the same bits).
  *
  * Each .cu file that includes this header gets one copy of the schedule
  * lookups (csg_lane_op and friends, not inlined) and instantiates
@@ -46,23 +62,39 @@
 
 /* ---- counters --------------------------------------------------------------- */
 
-static __device__ __forceinline__ uint64_t csg_ld_acquire(const uint64_t *p)
+/* Acquire load of a counter: system scope when sys, else GPU scope. */
+static __device__ __forceinline__ uint64_t csg_ld_acquire(const uint64_t *p,
+							  int sys)
 {
 	uint64_t v;
 
-	asm volatile("ld.acquire.sys.global.u64 %0, [%1];"
-		     : "=l"(v)
-		     : "l"(p)
-		     : "memory");
+	if (sys)
+		asm volatile("ld.acquire.sys.global.u64 %0, [%1];"
+			     : "=l"(v)
+			     : "l"(p)
+			     : "memory");
+	else
+		asm volatile("ld.acquire.gpu.global.u64 %0, [%1];"
+			     : "=l"(v)
+			     : "l"(p)
+			     : "memory");
 	return v;
 }
 
-static __device__ __forceinline__ void csg_st_release(uint64_t *p, uint64_t v)
+/* Release store of a counter: system scope when sys, else GPU scope. */
+static __device__ __forceinline__ void csg_st_release(uint64_t *p, uint64_t v,
+						      int sys)
 {
-	asm volatile("st.release.sys.global.u64 [%0], %1;"
-		     :
-		     : "l"(p), "l"(v)
-		     : "memory");
+	if (sys)
+		asm volatile("st.release.sys.global.u64 [%0], %1;"
+			     :
+			     : "l"(p), "l"(v)
+			     : "memory");
+	else
+		asm volatile("st.release.gpu.global.u64 [%0], %1;"
+			     :
+			     : "l"(p), "l"(v)
+			     : "memory");
 }
 
 static __device__ __forceinline__ uint64_t csg_now_ns(void)
@@ -101,7 +133,7 @@ static __device__ __noinline__ void csg_give_up(const csg_kargs_t *a, int r,
 	__threadfence_system();
 }
 
-/* Spin until *p >= want (acquire, system scope): true; false when the call
+/* Spin until *p >= want (acquire, scope a->sys): true; false when the call
  * was aborted meanwhile, or when the wait outlasted a->timeout_ns, which
  * aborts it (the record names this lane and whom it waited for). */
 static __device__ __noinline__ bool csg_wait_ge(const csg_kargs_t *a,
@@ -112,7 +144,7 @@ static __device__ __noinline__ bool csg_wait_ge(const csg_kargs_t *a,
 	uint64_t t0 = 0, now;
 	unsigned spins = 0;
 
-	while (csg_ld_acquire(p) < want) {
+	while (csg_ld_acquire(p, a->sys) < want) {
 		if (++spins < 64)
 			continue;
 		__nanosleep(64);
@@ -124,7 +156,8 @@ static __device__ __noinline__ bool csg_wait_ge(const csg_kargs_t *a,
 		if (t0 == 0) {
 			t0 = now;
 		} else if (now - t0 > a->timeout_ns) {
-			csg_give_up(a, r, chan, whom, want, csg_ld_acquire(p),
+			csg_give_up(a, r, chan, whom, want,
+				    csg_ld_acquire(p, a->sys),
 				    now - t0);
 			return false;
 		}
@@ -163,6 +196,7 @@ template <int ES> struct csg_copy_elems {
 	static const bool has_post = false;
 	static const bool pre_packed = false;
 	static const bool step_packed = false;
+	static const int max_src = 1; /* copies have one source */
 
 	static __device__ __forceinline__ elem_t step(elem_t a, elem_t b)
 	{
@@ -193,7 +227,15 @@ template <int ES> struct csg_copy_elems {
 
 /* ---- one op ----------------------------------------------------------------------- */
 
-/* An op's pointers and per-source pre scalars, resolved for element type T. */
+/* 16-byte vectors of every source that each thread keeps in flight in the
+ * vector body of an op (all loaded before the first is folded). */
+#define CSG_UNROLL 4
+
+/* Ops of one step a lane resolves at a time: its shared op table. */
+#define CSG_LANE_OPS 64
+
+/* An op resolved for element type T: pointers, per-source pre scalars, and
+ * its length (0: nothing to do). An entry of the lane's op table. */
 template <class A> struct csg_opv {
 	typedef typename A::elem_t elem_t;
 	elem_t *dst;
@@ -203,6 +245,7 @@ template <class A> struct csg_opv {
 	int nsrc;
 	bool post;
 	int P;
+	size_t n;
 };
 
 /* 16 bytes of elements. */
@@ -272,43 +315,73 @@ static __device__ __forceinline__ void csg_vec_step(csg_vec<typename A::elem_t> 
 	}
 }
 
-/* Vector q (16 bytes at element offset q * 16 / sizeof(T) from base) of
- * op x, where dst + base and every src + base are 16-byte aligned. */
-template <class A>
-static __device__ __forceinline__ void csg_vec_at(const csg_opv<A> &x,
-						  size_t base, size_t q)
+/*
+ * Vectors q + u * stride, u < U (16 bytes each, at element offset
+ * 16 / sizeof(T) times that from base), of op x with NS sources, where
+ * dst + base and every src + base are 16-byte aligned: the NS x U loads
+ * first, then each vector's fold (pre of source 0, then STEP pre of
+ * source i for i = 1.., then post: csg_apply's order), then the U stores.
+ */
+template <class A, int NS, int U>
+static __device__ __forceinline__ void csg_vec_group(const csg_opv<A> &x,
+						     size_t base, size_t q,
+						     size_t stride)
 {
 	typedef typename A::elem_t T;
-	const size_t V = 16 / sizeof(T);
-	csg_vec<T> acc, v;
+	csg_vec<T> v[NS][U];
 
-	acc.v = make_uint4(0, 0, 0, 0);
 #pragma unroll
-	for (int i = 0; i < CSG_MAX_SRC; i++) {
-		if (i < x.nsrc) {
-			v.v = __ldcg((const uint4 *)(x.src[i] + base) + q);
+	for (int i = 0; i < NS; i++)
+#pragma unroll
+		for (int u = 0; u < U; u++)
+			v[i][u].v = __ldcg((const uint4 *)(x.src[i] + base) + q +
+					   u * stride);
+#pragma unroll
+	for (int u = 0; u < U; u++) {
+#pragma unroll
+		for (int i = 0; i < NS; i++) {
 			if (A::has_pre && x.pre[i])
-				csg_vec_pre<A>(v, x.sc[i]);
-			if (i == 0)
-				acc = v;
-			else
-				csg_vec_step<A>(acc, v);
+				csg_vec_pre<A>(v[i][u], x.sc[i]);
+			if (i > 0)
+				csg_vec_step<A>(v[0][u], v[i][u]);
+		}
+		if (A::has_post && x.post) {
+#pragma unroll
+			for (int l = 0; l < (int)(16 / sizeof(T)); l++)
+				v[0][u].e[l] = A::post(v[0][u].e[l], x.P);
 		}
 	}
-	if (A::has_post && x.post) {
 #pragma unroll
-		for (int l = 0; l < (int)V; l++)
-			acc.e[l] = A::post(acc.e[l], x.P);
-	}
-	((uint4 *)(x.dst + base))[q] = acc.v;
+	for (int u = 0; u < U; u++)
+		((uint4 *)(x.dst + base))[q + u * stride] = v[0][u].v;
 }
+
+/* The nv vectors of op x from base with the block's threads, NS sources:
+ * CSG_UNROLL per thread at a time, the rest one at a time. */
+template <class A, int NS>
+static __device__ void csg_vec_body(const csg_opv<A> &x, size_t base,
+				    size_t nv)
+{
+	const size_t nt = blockDim.x;
+	size_t q = threadIdx.x;
+
+	for (; q + (CSG_UNROLL - 1) * nt < nv; q += CSG_UNROLL * nt)
+		csg_vec_group<A, NS, CSG_UNROLL>(x, base, q, nt);
+	for (; q < nv; q += nt)
+		csg_vec_group<A, NS, 1>(x, base, q, nt);
+}
+
+/* NS, or 1 beyond the policy's sources (never run: keeps copies small). */
+template <class A, int NS> struct csg_ns {
+	enum { n = NS <= A::max_src ? NS : 1 };
+};
 
 /* Run op x over its n elements with the block's threads. */
 template <class A>
-static __device__ void csg_run_elems(const csg_opv<A> &x, size_t n)
+static __device__ void csg_run_elems(const csg_opv<A> &x)
 {
 	typedef typename A::elem_t T;
-	const size_t V = 16 / sizeof(T), nt = blockDim.x;
+	const size_t V = 16 / sizeof(T), nt = blockDim.x, n = x.n;
 	uintptr_t mis = (uintptr_t)x.dst % 16;
 	size_t head, nv, j;
 	bool same = true;
@@ -326,38 +399,54 @@ static __device__ void csg_run_elems(const csg_opv<A> &x, size_t n)
 	nv = (n - head) / V;
 	for (j = threadIdx.x; j < head; j += nt)
 		csg_elem<A>(x, j);
-	for (j = threadIdx.x; j < nv; j += nt)
-		csg_vec_at<A>(x, head, j);
+	if (x.nsrc == 1)
+		csg_vec_body<A, 1>(x, head, nv);
+	else if (x.nsrc == 2)
+		csg_vec_body<A, csg_ns<A, 2>::n>(x, head, nv);
+	else
+		csg_vec_body<A, csg_ns<A, 3>::n>(x, head, nv);
 	for (j = head + nv * V + threadIdx.x; j < n; j += nt)
 		csg_elem<A>(x, j);
 }
 
-/* Resolve op o's buffers and pre scalars, then run it. */
+/* Resolve op o into x: its buffers and pre scalars (n = 0: no op). */
 template <class A>
-static __device__ void csg_run_op(const csg_kargs_t *a, const csg_op_t &o)
+static __device__ void csg_resolve(const csg_kargs_t *a, const csg_op_t &o,
+				   csg_opv<A> *x)
 {
 	typedef typename A::elem_t T;
-	csg_opv<A> x;
 
-	if (o.n == 0 || o.nsrc == 0)
-		return;
-	x.dst = (T *)a->buf[o.dst.rank][o.dst.buf] + o.dst.off;
+	x->n = o.nsrc == 0 ? 0 : o.n;
+	x->dst = (T *)a->buf[o.dst.rank][o.dst.buf] + o.dst.off;
 	for (int i = 0; i < CSG_MAX_SRC; i++) {
-		x.src[i] = x.dst;
-		x.pre[i] = false;
-		x.sc[i] = 0;
+		x->src[i] = x->dst;
+		x->pre[i] = false;
+		x->sc[i] = 0;
 		if (i >= o.nsrc)
 			continue;
-		x.src[i] = (const T *)a->buf[o.src[i].rank][o.src[i].buf] +
-			   o.src[i].off;
-		x.pre[i] = A::has_pre && o.pre[i] >= 0;
-		if (x.pre[i])
-			x.sc[i] = A::scalar(a->red.scalar, a->red.P, o.pre[i]);
+		x->src[i] = (const T *)a->buf[o.src[i].rank][o.src[i].buf] +
+			    o.src[i].off;
+		x->pre[i] = A::has_pre && o.pre[i] >= 0;
+		if (x->pre[i])
+			x->sc[i] = A::scalar(a->red.scalar, a->red.P, o.pre[i]);
 	}
-	x.nsrc = o.nsrc;
-	x.post = A::has_post && o.post;
-	x.P = a->red.P;
-	csg_run_elems<A>(x, o.n);
+	x->nsrc = o.nsrc;
+	x->post = A::has_post && o.post;
+	x->P = a->red.P;
+}
+
+/* Run the first n ops of the table with the whole block, once every
+ * thread has written its entries; no barrier between ops (see the top). */
+template <class A>
+static __device__ void csg_run_table(const csg_opv<A> *tab, int n)
+{
+	__syncthreads();
+	for (int e = 0; e < n; e++) {
+		csg_opv<A> x = tab[e];
+
+		if (x.n > 0)
+			csg_run_elems<A>(x);
+	}
 }
 
 /* ---- the lane ------------------------------------------------------------------------ */
@@ -370,11 +459,49 @@ static __device__ bool csg_wait_prev_call(const csg_kargs_t *a, int r,
 	int P = a->plan.P, j;
 
 	for (j = threadIdx.x; j < P * CSG_MAX_CHAN; j += blockDim.x)
-		if (!csg_wait_ge(a, a->flag[j / CSG_MAX_CHAN] + j % CSG_MAX_CHAN,
+		if (!csg_wait_ge(a, a->flag[j / CSG_MAX_CHAN] +
+					    csg_ctr_index(j % CSG_MAX_CHAN),
 				 a->base[j % CSG_MAX_CHAN], r, chan,
 				 j / CSG_MAX_CHAN))
 			return false;
 	return true;
+}
+
+/*
+ * The ops of step t (every slice at a base step now), resolved into the
+ * table tab one thread per op and run; a full table is run and emptied
+ * on the way. Returns with the last table run, before the step's closing
+ * barrier.
+ */
+template <class A>
+static __device__ void csg_lane_step(const csg_kargs_t *a,
+				     const csg_plan_t *p, int r, int t,
+				     csg_opv<A> *tab)
+{
+	int B = csg_base_steps(p), k, i0, take, filled = 0;
+
+	for (k = t - B + 1 > 0 ? t - B + 1 : 0; k < p->nslices && k <= t;
+	     k++) {
+		int s = csg_slice_step(p, t, k), nops = csg_lane_nops(p, r, s);
+
+		for (i0 = 0; i0 < nops; i0 += take) {
+			take = nops - i0 < CSG_LANE_OPS - filled
+				       ? nops - i0
+				       : CSG_LANE_OPS - filled;
+			if ((int)threadIdx.x < take)
+				csg_resolve<A>(a,
+					       csg_lane_op(p, r, s, k,
+							   i0 + (int)threadIdx.x),
+					       &tab[filled + threadIdx.x]);
+			filled += take;
+			if (filled == CSG_LANE_OPS) {
+				csg_run_table<A>(tab, filled);
+				__syncthreads(); /* the table is reused */
+				filled = 0;
+			}
+		}
+	}
+	csg_run_table<A>(tab, filled);
 }
 
 /*
@@ -386,16 +513,16 @@ static __device__ bool csg_wait_prev_call(const csg_kargs_t *a, int r,
  */
 template <class A> static __device__ void csg_lane_main(const csg_kargs_t *a)
 {
+	__shared__ csg_opv<A> tab[CSG_LANE_OPS];
 	csg_plan_t p = a->plan;
-	int r, peer, t, k, i, T, B;
+	int r, peer, t, T;
 	uint64_t base, *mine;
 
 	r = a->rank[blockIdx.x / p.nchan];
 	p.chan = (int)(blockIdx.x % p.nchan);
 	base = a->base[p.chan];
-	mine = a->flag[r] + p.chan;
+	mine = a->flag[r] + csg_ctr_index(p.chan);
 	T = csg_nsteps(&p);
-	B = csg_base_steps(&p);
 	peer = csg_lane_peer(&p, r);
 
 	if (!__syncthreads_and(csg_wait_prev_call(a, r, p.chan)))
@@ -405,27 +532,17 @@ template <class A> static __device__ void csg_lane_main(const csg_kargs_t *a)
 		bool ok = true;
 
 		if (t > 0 && peer >= 0)
-			ok = csg_wait_ge(a, a->flag[peer] + p.chan, base + t, r,
-					 p.chan, peer);
+			ok = csg_wait_ge(a, a->flag[peer] + csg_ctr_index(p.chan),
+					 base + t, r, p.chan, peer);
 		if (!__syncthreads_and(ok))
 			return;
 		/* 2. the ops of every slice that is at a base step now */
-		for (k = t - B + 1 > 0 ? t - B + 1 : 0; k < p.nslices && k <= t;
-		     k++) {
-			int s = csg_slice_step(&p, t, k),
-			    nops = csg_lane_nops(&p, r, s);
-
-			for (i = 0; i < nops; i++) {
-				csg_run_op<A>(a, csg_lane_op(&p, r, s, k, i));
-				__syncthreads();
-			}
-		}
-		/* 3. publish step t */
+		csg_lane_step<A>(a, &p, r, t, tab);
+		/* 3. publish step t: the block's stores, then the count
+		 * (release: cumulative over the barrier, no fence) */
 		__syncthreads();
-		if (threadIdx.x == 0 && r != a->stall) {
-			__threadfence_system();
-			csg_st_release(mine, base + t + 1);
-		}
+		if (threadIdx.x == 0 && r != a->stall)
+			csg_st_release(mine, base + t + 1, a->sys);
 	}
 }
 

@@ -6,7 +6,9 @@
  *   float16, bfloat16 SUM and PROD: every one of the 2^32 operand pairs,
  *     scalar (step) and packed (step2, both lanes, operands swapped in the
  *     high lane);
- *   float8 e4m3, e5m2 SUM and PROD: every one of the 2^16 pairs.
+ *   float8 e4m3, e5m2 SUM and PROD: every one of the 2^16 pairs;
+ *   float32 SUM (the hardware's add, csgpu/fadd.h): every pair of 4096
+ *     operands of every exponent (test_gpu_fadd.c's, on the CPU).
  * PREMULSUM and float AVG pre-multiply through the same PROD natives
  * (csg_arith::pre), so these cover them too.
  * Without a device: prints "SKIP: no CUDA device" and exits 77.
@@ -72,6 +74,29 @@ static __global__ void check8(verdict *v)
 		mismatch(v, i);
 }
 
+/* float32 operand i < 4096 of the SUM check: exponent i >> 4, one of 8
+ * mantissas (both ends, the middle), sign i & 1 (as test_gpu_fadd.c). */
+static __host__ __device__ uint32_t f32_operand(unsigned i)
+{
+	const uint32_t mant[8] = {0, 1, 2, 0x155555, 0x400000, 0x400001,
+				  0x7ffffe, 0x7fffff};
+
+	return (uint32_t)(i & 1) << 31 | (uint32_t)(i >> 4) << 23 |
+	       mant[i >> 1 & 7];
+}
+
+/* Every pair of those operands: i = a << 12 | b. */
+static __global__ void check_f32_sum(verdict *v)
+{
+	typedef csg_native<CS_DTYPE_FLOAT32, CS_OP_SUM> N;
+	unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+	uint32_t a = f32_operand(i >> 12), b = f32_operand(i & 4095);
+
+	if (i < (1u << 24) &&
+	    N::step(a, b) != (uint32_t)cs_step(CS_DTYPE_FLOAT32, CS_OP_SUM, a, b))
+		mismatch(v, i);
+}
+
 /* Run kernel `k` (grid, block) and fail with the first mismatch. */
 static void run_check(void (*k)(verdict *), unsigned grid, cs_dtype_t d,
 		      cs_op_t op, int bits)
@@ -131,9 +156,37 @@ static void test_float8(void **state)
 	check_pairs8<CS_DTYPE_FLOAT8_E5M2, CS_OP_PROD>();
 }
 
+/* float32 SUM's hardware add (csgpu/fadd.h): the pairs of
+ * test_gpu_fadd.c, on the device. */
+static void test_float32_sum(void **state)
+{
+	verdict h = {0, NONE}, *dv;
+
+	(void)state;
+	assert_int_equal(cudaMalloc((void **)&dv, sizeof(h)), cudaSuccess);
+	assert_int_equal(cudaMemcpy(dv, &h, sizeof(h), cudaMemcpyHostToDevice),
+			 cudaSuccess);
+	check_f32_sum<<<(1u << 24) / 256, 256>>>(dv);
+	assert_int_equal(cudaGetLastError(), cudaSuccess);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+	assert_int_equal(cudaMemcpy(&h, dv, sizeof(h), cudaMemcpyDeviceToHost),
+			 cudaSuccess);
+	cudaFree(dv);
+	if (h.bad) {
+		uint32_t a = f32_operand((unsigned)(h.first >> 12)),
+			 b = f32_operand((unsigned)(h.first & 4095));
+
+		fail_msg("float32 sum: %llu pairs differ from cs_step; first "
+			 "a=0x%08x b=0x%08x: cs_step gives 0x%08x", h.bad,
+			 (unsigned)a, (unsigned)b,
+			 (unsigned)cs_step(CS_DTYPE_FLOAT32, CS_OP_SUM, a, b));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_float32_sum),
 		cmocka_unit_test(test_float16),
 		cmocka_unit_test(test_bfloat16),
 		cmocka_unit_test(test_float8),

@@ -401,6 +401,18 @@ static void pull_prev_send(csg_op_t *o, const csg_plan_t *p, int r, int s,
 	csg_op_src(o, csg_ref(csg_mod(r - 1, p->P), CSG_SEND, o->dst.off), -1);
 }
 
+static void read_op0_dst(csg_op_t *o, const csg_plan_t *p, int r, int s,
+			 int k, int i)
+{
+	/* op 1 of a step reads what op 0 of the same rank writes in it: the
+	 * kernels run the ops of a step without a barrier between them */
+	if (i == 1 && s == csg_stages(p)) {
+		csg_op_t o0 = csg_get_op(p, r, s, k, 0);
+
+		o->src[0] = o0.dst;
+	}
+}
+
 static void ignore_chan(csg_op_t *o, const csg_plan_t *p, int r, int s,
 			int k, int i)
 {
@@ -510,6 +522,15 @@ static void test_hazards(void **state)
 	t = tw();
 	t.nops = 2;
 	expect_violation(&g, &t, "in the same step");
+	/* one op of a rank reads what another op of it writes in the same
+	 * step (in-place alltoall after staging: every slot is initialised,
+	 * so only the hazard can be the violation) */
+	g = gc(CS_COLL_ALLTOALL, CSG_ALGO_DIRECT, 3, 4, 1, 1, 1);
+	t = tw();
+	t.op = read_op0_dst;
+	expect_violation(&g, &t, "op 0");
+	expect_violation(&g, &t, "op 1");
+	expect_violation(&g, &t, "and read by");
 	/* two channels on the same elements */
 	g = gc(CS_COLL_ALLREDUCE, CSG_ALGO_RING, 3, 7, 0, 2, 1);
 	t = tw();

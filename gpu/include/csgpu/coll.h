@@ -120,14 +120,6 @@ cs_status_t csg_world_set_timeout(csg_world_t *w, double seconds);
  * none). CS_ERR_INVALID for a rank outside -1..P-1. */
 cs_status_t csg_world_stall_next(csg_world_t *w, int rank);
 
-/*
- * The channels and slices csg_run chooses for a call of `bytes` bytes per
- * rank (the count times the element size) when the call leaves them 0,
- * given the ranks on the busiest device and that device's SM count.
- */
-void csg_choose(size_t bytes, int ranks_per_dev, int sms, int *nchan,
-		int *nslices);
-
 #ifdef __cplusplus
 }
 #endif
