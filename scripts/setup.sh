@@ -114,7 +114,8 @@ sys.exit(not all(any(glob.glob(p + "/nvidia/cu*/bin/" + t) for p in sys.path)
                  for t in ("cuobjdump", "nvdisasm")))' 2>/dev/null && return 0
 	cs_note "installing cuobjdump and nvdisasm (PyPI: nvidia-cuda-cuobjdump," \
 		"nvidia-cuda-nvdisasm)"
-	python3 -m pip install -q nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm ||
+	python3 -m pip install -q --timeout 20 --retries 1 \
+		nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm ||
 		cs_note "could not install them: the SASS test (gpu_sass)" \
 			"will be skipped"
 }
