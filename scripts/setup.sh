@@ -15,8 +15,9 @@
 # naming the step that failed.
 #
 # Environment:
-#   CS_CUDA        AUTO (default: build the CUDA parts when nvcc works),
-#                  ON (required) or OFF
+#   CS_CUDA        AUTO (default: build the CUDA parts when nvcc works
+#                  and a GPU is visible, or CI is set), ON (required:
+#                  also without a GPU) or OFF
 #   CS_BUILD_TYPE  CMake build type (default RelWithDebInfo)
 #   CS_MPI         openmpi (default: Debian's openmpi-bin, libopenmpi-dev,
 #                  into build/) or mpich (mpich, libmpich-dev, into
@@ -154,6 +155,15 @@ cs_configure_and_build() {
 	AUTO | ON | OFF) ;;
 	*) cs_die "CS_CUDA must be AUTO, ON or OFF, not '$cuda'" ;;
 	esac
+	# The kernels take most of a build's time (about 10 minutes of 2
+	# cores) and nothing CUDA runs without a GPU: a developer's machine
+	# without one builds them only when asked; CI (CI set) always does.
+	if [ "$cuda" = AUTO ] && [ -z "${CI:-}" ] &&
+		! nvidia-smi -L >/dev/null 2>&1; then
+		cuda=OFF
+		cs_note "no GPU here (nvidia-smi -L): $b/ without the CUDA" \
+			"parts (CS_CUDA=ON builds them, as CI does)"
+	fi
 	cs_note "configuring $b/ ($type, CS_CUDA=$cuda, CS_MPI=${CS_MPI:-openmpi})"
 	cmake -S . -B "$b" -DCMAKE_BUILD_TYPE="$type" -DCS_CUDA="$cuda" \
 		"${cs_mpi_args[@]}" ||
