@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 #include "explain/explain_pattern.h"
+#include "explain/explain_svg.h"
 
 #define CHAR_W 7
 #define ROW_H 22
@@ -26,28 +27,6 @@ static const char *const hue[16] = {
 	"#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#637939",
 	"#8c6d31", "#843c39", "#7b4173", "#3182bd",
 };
-
-/* s as XML character data. */
-static void xml_text(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '&')
-			fputs("&amp;", f);
-		else if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '>')
-			fputs("&gt;", f);
-		else if ((unsigned char)*s >= 0x20 && (unsigned char)*s < 0x7f)
-			fputc(*s, f);
-	}
-}
-
-static void text_at(FILE *f, int x, int y, const char *cls, const char *s)
-{
-	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"%s\">", x, y, cls);
-	xml_text(f, s);
-	fputs("</text>\n", f);
-}
 
 /* The widest text of column c (its heading or a cell), in pixels. */
 static int col_width(const cs_pic_t *p, int c)
@@ -80,28 +59,28 @@ static void draw(FILE *f, const cs_pic_t *p)
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns="
 		"\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		"viewBox=\"0 0 %d %d\">\n<title>", W, H, W, H);
-	xml_text(f, p->title);
+	cs_svg_text(f, p->title);
 	fputs("</title>\n<style>text{font-family:monospace;font-size:11px}"
 	      ".c{text-anchor:middle}.h{font-size:13px;font-weight:bold}"
 	      ".k{fill:#333}</style>\n<rect width=\"100%\" height=\"100%\" "
 	      "fill=\"#fff\"/>\n", f);
-	text_at(f, 8, 18, "h", p->title);
+	cs_svg_text_at(f, 8, 18, "h", p->title);
 	for (x = x0, c = 0; c < p->ncols; x += cw[c++])
-		text_at(f, x + cw[c] / 2, TOP - 8, "c", p->col[c]);
+		cs_svg_text_at(f, x + cw[c] / 2, TOP - 8, "c", p->col[c]);
 	for (r = 0; r < p->nrows; r++) {
 		int y = TOP + r * ROW_H;
-		text_at(f, 8, y + 15, "t", p->row[r]);
+		cs_svg_text_at(f, 8, y + 15, "t", p->row[r]);
 		for (x = x0, c = 0; c < p->ncols; x += cw[c++]) {
 			int t = p->tint[r][c];
 			fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" "
 				"height=\"%d\" fill=\"%s\" fill-opacity=\"0.35\""
 				" stroke=\"#999\"/>\n", x, y, cw[c], ROW_H,
 				t >= 0 ? hue[t % 16] : "#ffffff");
-			text_at(f, x + cw[c] / 2, y + 15, "c", p->cell[r][c]);
+			cs_svg_text_at(f, x + cw[c] / 2, y + 15, "c", p->cell[r][c]);
 		}
 	}
 	for (n = 0; n < p->nnotes; n++)
-		text_at(f, 8, TOP + p->nrows * ROW_H + 24 + n * 16, "k",
+		cs_svg_text_at(f, 8, TOP + p->nrows * ROW_H + 24 + n * 16, "k",
 			p->note[n]);
 	fputs("</svg>\n", f);
 }

@@ -10,20 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "explain/explain_steps_impl.h"
-
-static void xml_text(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '>')
-			fputs("&gt;", f);
-		else if (*s == '&')
-			fputs("&amp;", f);
-		else
-			fputc(*s, f);
-	}
-}
+#include "explain/explain_svg.h"
 
 static const char *const palette[8] = {"#8ecae6", "#ffb703", "#90be6d",
 	"#f4978e", "#cdb4db", "#f9c74f", "#a8dadc", "#e9c46a"};
@@ -81,7 +68,7 @@ static void svg_cells(struct cs_st_run *w, int r, int b, size_t n)
 			cs_st_tok_text(w, x, txt, sizeof txt);
 		fprintf(w->svg, "<text x=\"%.1f\" y=\"%.1f\">", x0 +
 			(double)i * cw + 4, w->y + 13);
-		xml_text(w->svg, txt);
+		cs_svg_text(w->svg, txt);
 		fputs("</text>\n", w->svg);
 	}
 }
@@ -149,7 +136,7 @@ static void svg_ops(struct cs_st_run *w, int t)
 			fprintf(w->svg, "<text x=\"%.1f\" y=\"%.1f\" "
 				"fill=\"#333\">r%d: ", ops_x(w), w->y + 13 +
 				CS_ST_ROW * line++, r);
-			xml_text(w->svg, txt);
+			cs_svg_text(w->svg, txt);
 			fputs("</text>\n", w->svg);
 		}
 }

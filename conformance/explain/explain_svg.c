@@ -195,8 +195,8 @@ static cs_status_t ex_trace(struct ex *e)
 
 /* ---- drawing ------------------------------------------------------------ */
 
-/* s as XML character data. */
-static void xml_text(FILE *f, const char *s)
+/* Contract in explain_svg.h. */
+void cs_svg_text(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '&')
@@ -210,10 +210,11 @@ static void xml_text(FILE *f, const char *s)
 	}
 }
 
-static void text_at(FILE *f, int x, int y, const char *cls, const char *s)
+/* Contract in explain_svg.h. */
+void cs_svg_text_at(FILE *f, int x, int y, const char *cls, const char *s)
 {
 	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"%s\">", x, y, cls);
-	xml_text(f, s);
+	cs_svg_text(f, s);
 	fputs("</text>\n", f);
 }
 
@@ -254,7 +255,7 @@ static void cell(FILE *f, const struct ex *e, int x, int y, int tint,
 				"height=\"4\" fill=\"%s\"/>\n", x + q * sw,
 				y + CELL_H - 4, sw, palette[q]);
 	cs_format_value(e->c->dtype, v, s, sizeof s);
-	text_at(f, x + e->cellw / 2, y + 15, "v", s);
+	cs_svg_text_at(f, x + e->cellw / 2, y + 15, "v", s);
 }
 
 /* "to r0,r2" or "to all" for the destination mask m (not 0). */
@@ -309,7 +310,7 @@ static void send_row(FILE *f, const struct ex *e, int q, int x0, int y)
 		if (!m)
 			continue; /* no traced destination */
 		dest_label(e, m, s, sizeof s);
-		text_at(f, x0 + (int)(i + j) * e->cellw / 2, y + CELL_H + 12,
+		cs_svg_text_at(f, x0 + (int)(i + j) * e->cellw / 2, y + CELL_H + 12,
 			"l", s);
 	}
 }
@@ -340,7 +341,7 @@ static void recv_row(FILE *f, const struct ex *e, int r, int x0, int y)
 			snprintf(s + strlen(s), sizeof s - strlen(s), "-%zu",
 				 fr[j - 1].idx);
 		strncat(s, "]", sizeof s - strlen(s) - 1);
-		text_at(f, x0 + (int)(i + j) * e->cellw / 2, y + CELL_H + 12,
+		cs_svg_text_at(f, x0 + (int)(i + j) * e->cellw / 2, y + CELL_H + 12,
 			"l", s);
 	}
 }
@@ -364,16 +365,16 @@ static void draw_head(FILE *f, const struct ex *e, int W, int H, int rx)
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns="
 		"\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		"viewBox=\"0 0 %d %d\">\n<title>", W, H, W, H);
-	xml_text(f, name);
+	cs_svg_text(f, name);
 	fputs("</title>\n<style>text{font-family:monospace;font-size:11px}"
 	      ".v{text-anchor:middle}.l{text-anchor:middle;font-size:9px;"
 	      "fill:#333}.k{font-size:9px;fill:#333}.h{font-size:13px;"
 	      "font-weight:bold}.n{fill:#888}</style>\n"
 	      "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n", f);
-	text_at(f, 8, 18, "h", name);
-	text_at(f, 8, 36, "t", cs_coll_desc(e->c->coll));
-	text_at(f, LEFT, TOP - 12, "h", "send (before the call)");
-	text_at(f, rx, TOP - 12, "h", "recv (after the call)");
+	cs_svg_text_at(f, 8, 18, "h", name);
+	cs_svg_text_at(f, 8, 36, "t", cs_coll_desc(e->c->coll));
+	cs_svg_text_at(f, LEFT, TOP - 12, "h", "send (before the call)");
+	cs_svg_text_at(f, rx, TOP - 12, "h", "recv (after the call)");
 }
 
 /* One row per rank: its label, its send cells, its receive cells. */
@@ -385,15 +386,15 @@ static void draw_rows(FILE *f, const struct ex *e, int rx)
 	for (r = 0; r < e->P; r++) {
 		y = TOP + r * ROW_PITCH;
 		snprintf(lab, sizeof lab, "rank %d", r);
-		text_at(f, 8, y + 15, "t", lab);
+		cs_svg_text_at(f, 8, y + 15, "t", lab);
 		if (e->ns[r])
 			send_row(f, e, r, LEFT, y);
 		else
-			text_at(f, LEFT, y + 15, "n", "(not significant)");
+			cs_svg_text_at(f, LEFT, y + 15, "n", "(not significant)");
 		if (e->nr[r])
 			recv_row(f, e, r, rx, y);
 		else
-			text_at(f, rx, y + 15, "n", "(not significant)");
+			cs_svg_text_at(f, rx, y + 15, "n", "(not significant)");
 	}
 }
 
@@ -407,17 +408,17 @@ static void draw_legend(FILE *f, const struct ex *e)
 		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" "
 			"fill=\"%s\"/>\n", 8 + r * 56, y, palette[r]);
 		snprintf(lab, sizeof lab, "r%d", r);
-		text_at(f, 24 + r * 56, y + 10, "t", lab);
+		cs_svg_text_at(f, 24 + r * 56, y + 10, "t", lab);
 	}
 	if (cs_coll_reduces(e->c->coll)) {
-		text_at(f, 8, y + 28, "k", "colour: the rank of an input; a "
+		cs_svg_text_at(f, 8, y + 28, "k", "colour: the rank of an input; a "
 			"result has a stripe per rank combined");
-		text_at(f, 8, y + 40, "k", "under a result: the elements "
+		cs_svg_text_at(f, 8, y + 40, "k", "under a result: the elements "
 			"reduced; under an input: where its reduction goes");
 	} else {
-		text_at(f, 8, y + 28, "k", "colour: the rank whose input a "
+		cs_svg_text_at(f, 8, y + 28, "k", "colour: the rank whose input a "
 			"value is");
-		text_at(f, 8, y + 40, "k", "under a result: its source rank "
+		cs_svg_text_at(f, 8, y + 40, "k", "under a result: its source rank "
 			"and elements; under an input: where it goes");
 	}
 }

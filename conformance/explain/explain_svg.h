@@ -19,6 +19,7 @@
 #ifndef CS_EXPLAIN_SVG_H
 #define CS_EXPLAIN_SVG_H
 
+#include <stdio.h>
 #include "csref/case.h"
 #include "csref/status.h"
 
@@ -31,5 +32,12 @@
  */
 #define CS_SVG_MAX_RANKS 16
 cs_status_t cs_explain_svg(const cs_case_t *c, const char *path);
+
+/* s as XML character data: &, < and > escaped, bytes outside printable
+ * ASCII left out (the pictures' labels are ASCII). */
+void cs_svg_text(FILE *f, const char *s);
+
+/* <text x y class>s</text> and a newline. */
+void cs_svg_text_at(FILE *f, int x, int y, const char *cls, const char *s);
 
 #endif /* CS_EXPLAIN_SVG_H */
