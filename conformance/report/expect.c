@@ -400,19 +400,34 @@ static cs_status_t parse_bopt(const struct pstate *p, const char *v,
 			 CS_EXPECT_BOPT_MAX);
 }
 
+/* --mpi-alg COLL=ALG[,COLL=ALG...]: words of the run's --mpi-alg. */
+static cs_status_t parse_malg(const struct pstate *p, const char *v,
+			      cs_expect_entry_t *e)
+{
+	size_t n = strlen(v);
+
+	if (!n || v[0] == ',' || v[n - 1] == ',' || strstr(v, ",,") ||
+	    !strchr(v, '='))
+		return bad(p, "--mpi-alg: '%s' is not a comma list of the "
+			   "run's --mpi-alg words, such as "
+			   "ibroadcast=tsp_ring", v);
+	return copy_text(p, "--mpi-alg", v, e->mpi_alg, CS_EXPECT_BOPT_MAX);
+}
+
 /* ---- the options of an entry ------------------------------------------------ */
 
 enum eopt {
 	E_COLL, E_DTYPE, E_OP, E_MODE, E_COMM, E_A2AV, E_COUNT, E_INPLACE,
-	E_ROOT, E_MISALIGN, E_SEED, E_RANKS, E_BACKEND, E_BOPT, /* case
-								   filters */
+	E_ROOT, E_MISALIGN, E_SEED, E_RANKS, E_BACKEND, E_BOPT, E_MALG,
+	/* (those are case filters) */
 	E_CHECK, E_REASON, E_FINDING, E_NUM
 };
 
 static const char *const eopt_name[E_NUM] = {
 	"--coll", "--dtype", "--op", "--mode", "--comm", "--a2av-pattern",
 	"--count", "--inplace", "--root", "--misalign", "--seed", "--ranks",
-	"--backend", "--backend-opt", "--check", "--reason", "--finding",
+	"--backend", "--backend-opt", "--mpi-alg", "--check", "--reason",
+	"--finding",
 };
 
 static cs_status_t filter_value(const struct pstate *p, enum eopt id,
@@ -441,6 +456,8 @@ static cs_status_t filter_value(const struct pstate *p, enum eopt id,
 				 CS_BACKEND_NAME_MAX);
 	case E_BOPT:
 		return parse_bopt(p, v, e);
+	case E_MALG:
+		return parse_malg(p, v, e);
 	case E_CHECK: case E_REASON: case E_FINDING: case E_NUM:
 		break;
 	}

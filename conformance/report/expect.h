@@ -5,7 +5,8 @@
  *
  * Each entry describes a defect: the cases it can show in (the run's
  * filters, plus world sizes, the backend's name and words of its
- * --backend-opt; any of them may be left out), the checks it fails, a
+ * --backend-opt and of its --mpi-alg; any of them may be left out), the
+ * checks it fails, a
  * reason and the finding (a file of docs/findings/) that documents it. One entry so holds for every suite,
  * filter and forced algorithm; an entry with every filter given selects
  * one case (an exact-case entry). Applied to the run's results
@@ -47,7 +48,7 @@
 
 /* One entry. Unset filters match every case: a mask or list of 0 items,
  * inplace, root and misalign -1, has_seed 0, nranges 0, backend "",
- * backend_opt "". */
+ * backend_opt "", mpi_alg "". */
 typedef struct cs_expect_entry {
 	char name[CS_EXPECT_NAME_MAX + 1];
 	int line;                     /* the entry's first line in the file */
@@ -59,6 +60,8 @@ typedef struct cs_expect_entry {
 	char backend_opt[CS_EXPECT_BOPT_MAX + 1]; /* comma-separated words,
 					 each one a word of the run's
 					 --backend-opt (cs_expect_opt_matches) */
+	char mpi_alg[CS_EXPECT_BOPT_MAX + 1]; /* the same for the run's
+					 --mpi-alg (a forced algorithm) */
 	uint32_t checks;              /* bit i: cs_expect_check_name(i) */
 	char reason[CS_EXPECT_REASON_MAX + 1];
 	char finding[CS_EXPECT_FINDING_MAX + 1];
@@ -78,6 +81,7 @@ typedef struct cs_expect {
 	size_t n;
 	const char *run_opt;          /* the run's --backend-opt, NULL for none
 					 (not owned: cs_expect_set_run_opt) */
+	const char *run_alg;          /* the run's --mpi-alg, likewise */
 } cs_expect_t;
 
 /* The check names an entry may list: the rows of the check registry
@@ -120,6 +124,14 @@ int cs_expect_opt_matches(const cs_expect_entry_t *e, const char *run_opt);
 /* Remember the run's --backend-opt (NULL: none) for cs_expect_apply; the
  * string must outlive x. */
 void cs_expect_set_run_opt(cs_expect_t *x, const char *run_opt);
+
+/* cs_expect_opt_matches for entry e's --mpi-alg and the run's --mpi-alg
+ * (run_alg; NULL or "" has none): "ibroadcast=tsp_ring" holds for a run
+ * with "--mpi-alg ibroadcast=tsp_ring,ireduce=tsp_tree". */
+int cs_expect_alg_matches(const cs_expect_entry_t *e, const char *run_alg);
+
+/* Remember the run's --mpi-alg (NULL: none), as cs_expect_set_run_opt. */
+void cs_expect_set_run_alg(cs_expect_t *x, const char *run_alg);
 
 /*
  * Apply x to final result r (see the top of this file). Every entry that

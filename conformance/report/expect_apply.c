@@ -77,24 +77,41 @@ static int has_word(const char *list, const char *w, size_t n)
 	return 0;
 }
 
-int cs_expect_opt_matches(const cs_expect_entry_t *e, const char *run_opt)
+/* Is every comma-separated word of want one of the words of have? */
+static int words_in(const char *want, const char *have)
 {
-	const char *w = e->backend_opt;
+	const char *w = want;
 
 	while (*w) {
 		size_t len = strcspn(w, ",");
 
-		if (!has_word(run_opt, w, len))
+		if (!has_word(have, w, len))
 			return 0;
 		w += len + (w[len] == ',');
 	}
 	return 1;
 }
 
+int cs_expect_opt_matches(const cs_expect_entry_t *e, const char *run_opt)
+{
+	return words_in(e->backend_opt, run_opt);
+}
+
+int cs_expect_alg_matches(const cs_expect_entry_t *e, const char *run_alg)
+{
+	return words_in(e->mpi_alg, run_alg);
+}
+
 void cs_expect_set_run_opt(cs_expect_t *x, const char *run_opt)
 {
 	if (x)
 		x->run_opt = run_opt;
+}
+
+void cs_expect_set_run_alg(cs_expect_t *x, const char *run_alg)
+{
+	if (x)
+		x->run_alg = run_alg;
 }
 
 /* ---- applying ---------------------------------------------------------------- */
@@ -258,7 +275,8 @@ const cs_expect_entry_t *cs_expect_apply(cs_expect_t *x, cs_result_t *r)
 		return NULL;
 	for (i = 0; i < x->n; i++) {
 		if (!cs_expect_case_matches(&x->e[i], r) ||
-		    !cs_expect_opt_matches(&x->e[i], x->run_opt))
+		    !cs_expect_opt_matches(&x->e[i], x->run_opt) ||
+		    !cs_expect_alg_matches(&x->e[i], x->run_alg))
 			continue;
 		count_case(&x->e[i], r);
 		if (r->verdict != CS_V_FAIL || hit)

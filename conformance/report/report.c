@@ -147,6 +147,7 @@ cs_status_t cs_report_open(const cs_report_opts_t *o, cs_report_t **out)
 		return st;
 	}
 	cs_expect_set_run_opt(r->expect, r->o.backend_opt);
+	cs_expect_set_run_alg(r->expect, r->o.mpi_alg);
 	if ((st = open_file(o->json, "JSON", &r->json, &made[0])) != CS_OK ||
 	    (st = open_file(o->junit, "JUnit", &r->junit, &made[1])) != CS_OK ||
 	    (st = check_seekable(r->junit, o->junit)) != CS_OK ||
@@ -391,6 +392,7 @@ void cs_run_report_opts(const cs_run_opts_t *o, cs_report_opts_t *ro)
 	ro->junit = o->junit;
 	ro->backend = o->backend;
 	ro->backend_opt = o->backend_opt;
+	ro->mpi_alg = o->mpi_alg;
 	ro->suite = o->suite;
 	ro->quiet = o->quiet;
 	ro->verbose = o->verbose;

@@ -19,6 +19,7 @@ typedef struct cs_report_opts {
 	const char *backend;   /* for the header */
 	const char *backend_opt; /* the run's --backend-opt or NULL, for the
 				  entries of expect that name one */
+	const char *mpi_alg;   /* the run's --mpi-alg or NULL, likewise */
 	const char *suite;
 	const char *expect;    /* expectations file (--expect) or NULL: the
 				  report loads it and applies it to every

@@ -370,6 +370,43 @@ static void test_backend_opt(void **state)
 	cs_expect_free(x);
 }
 
+/* --mpi-alg: an entry of a forced algorithm claims only runs forcing it. */
+static void test_mpi_alg(void **state)
+{
+	cs_expect_t *x = parse_ok("sv --mpi-alg ibroadcast=tsp_ring"
+				  ENTRY_TAIL "\n"
+				  "any --coll allreduce" ENTRY_TAIL "\n");
+	const cs_expect_entry_t *sv = &x->e[0];
+	cs_result_t r = result(CS_COLL_ALLREDUCE, CS_DTYPE_FLOAT32, CS_OP_SUM,
+			       CS_V_FAIL, "value");
+
+	(void)state;
+	assert_string_equal(sv->mpi_alg, "ibroadcast=tsp_ring");
+	assert_true(cs_expect_alg_matches(sv, "ibroadcast=tsp_ring"));
+	assert_true(cs_expect_alg_matches(sv,
+					  "ireduce=tsp_tree,ibroadcast=tsp_ring"));
+	assert_false(cs_expect_alg_matches(sv, NULL));
+	assert_false(cs_expect_alg_matches(sv, "ibroadcast=tsp_tree"));
+	assert_false(cs_expect_alg_matches(sv, "ibroadcast=tsp_rin"));
+	assert_true(cs_expect_alg_matches(&x->e[1], NULL));
+	/* its run's option is --backend-opt's business, not this one's */
+	assert_true(cs_expect_opt_matches(sv, NULL));
+	cs_expect_set_run_alg(x, "ibroadcast=tsp_tree");
+	assert_ptr_equal(cs_expect_apply(x, &r), &x->e[1]);
+	assert_int_equal(x->e[0].matched, 0);
+	r = result(CS_COLL_ALLREDUCE, CS_DTYPE_FLOAT32, CS_OP_SUM, CS_V_FAIL,
+		   "value");
+	cs_expect_set_run_alg(x, "ibroadcast=tsp_ring");
+	assert_ptr_equal(cs_expect_apply(x, &r), &x->e[0]);
+	assert_int_equal(x->e[0].matched, 1);
+	cs_expect_free(x);
+	/* a value that is no list of COLL=ALG words is refused */
+	parse_bad("x --mpi-alg tsp_ring" ENTRY_TAIL "\n", "t.txt:1:",
+		  "--mpi-alg");
+	parse_bad("x --mpi-alg ibroadcast=tsp_ring," ENTRY_TAIL "\n",
+		  "t.txt:1:", "--mpi-alg");
+}
+
 /* ---- applying ------------------------------------------------------------- */
 
 static const char apply_file[] =
@@ -805,6 +842,7 @@ int main(void)
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_matching),
 		cmocka_unit_test(test_backend_opt),
+		cmocka_unit_test(test_mpi_alg),
 		cmocka_unit_test(test_apply_xfail),
 		cmocka_unit_test(test_apply_xpass),
 		cmocka_unit_test(test_apply_overlap),
