@@ -22,7 +22,6 @@
 
 #define MAX_SIZES CS_MAX_SIZES
 #define DEFAULT_TIMEOUT 120.0
-#define SCALE_TIMEOUT 3600.0 /* suite scale: checks of gigabytes */
 #define MAX_TIMEOUT 86400.0 /* one day per case */
 #define MAX_LIST 1023       /* bytes of one comma list (--coll, --count...) */
 
@@ -246,7 +245,8 @@ static int verbose_flags(const char *arg)
 /* Contract in run_args.h. */
 cs_status_t cs_run_parse_args(int argc, char **argv, cs_run_opts_t *o)
 {
-	int i, nv, scale;
+	const cs_suite_info_t *si;
+	int i, nv;
 
 	memset(o, 0, sizeof *o);
 	cs_filter_init(&o->f);
@@ -296,11 +296,11 @@ cs_status_t cs_run_parse_args(int argc, char **argv, cs_run_opts_t *o)
 				o->wargs[o->nwargs++] = (char *)v;
 		}
 	}
-	scale = cs_suite_find(o->suite) &&
-		cs_suite_find(o->suite)->kind == CS_SUITE_SCALE;
+	/* the suite's defaults (an unknown suite is named by validation) */
+	si = cs_suite_find(o->suite);
 	if (!o->repeat)
-		o->repeat = scale ? 1 : 2;
+		o->repeat = si ? si->repeat : 2;
 	if (!o->timeout)
-		o->timeout = scale ? SCALE_TIMEOUT : DEFAULT_TIMEOUT;
+		o->timeout = si ? si->timeout : DEFAULT_TIMEOUT;
 	return CS_OK;
 }

@@ -109,7 +109,7 @@ static int fits_in_memory(const cs_run_opts_t *o, const cs_hcase_t *cases,
 	double avail = cs_mem_available(), worst = 0, need;
 	size_t i, k = 0;
 
-	if (si && si->kind == CS_SUITE_SCALE)
+	if (si && si->big) /* its workers skip case by case */
 		return 1;
 	for (i = 0; avail > 0 && i < n; i++) {
 		need = cs_hcase_mem_need(&cases[i], P, o->repeat);

@@ -25,12 +25,12 @@ const char *cs_scale_class_name(cs_scale_class_t k)
 }
 
 /* Elements of the largest buffer of any rank at count 1 (the buffers grow
- * linearly with the count): alltoallv as uniform alltoall. */
+ * linearly with the count; the root's are the largest): alltoallv as
+ * uniform alltoall. */
 static size_t largest_at_one(cs_coll_t coll, int P)
 {
 	cs_case_t c;
-	size_t m = 0, v;
-	int r;
+	size_t s, r;
 
 	if (coll == CS_COLL_ALLTOALLV)
 		return (size_t)P;
@@ -42,14 +42,9 @@ static size_t largest_at_one(cs_coll_t coll, int P)
 	c.nranks = P;
 	c.root = P - 1;
 	c.count = 1;
-	for (r = 0; r < P && r < 2; r++) { /* the root, and a rank that is not */
-		int q = (P - 1 + r) % P;
-		v = cs_case_send_count(&c, q);
-		m = v > m ? v : m;
-		v = cs_case_recv_count(&c, q);
-		m = v > m ? v : m;
-	}
-	return m ? m : 1;
+	s = cs_case_send_count(&c, c.root);
+	r = cs_case_recv_count(&c, c.root);
+	return s > r ? s : r ? r : 1;
 }
 
 /* The class's count for dtype d (scalesuite.h, cs_scale_count). */

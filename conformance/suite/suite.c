@@ -26,19 +26,20 @@
 static const cs_suite_info_t suites[] = {
 	{"quick", "every pair of factor values at least once (the default)",
 	 "covering array of strength 2 plus every (collective, dtype, op) "
-	 "triple, large counts under a cost budget", CS_SUITE_COVER},
+	 "triple, large counts under a cost budget", CS_SUITE_COVER, 0, 2,
+	 120.0},
 	{"full", "every case the factors allow: the exhaustive sweep",
 	 "cartesian product of the factors, less what the collective does "
-	 "not take", CS_SUITE_PRODUCT},
+	 "not take", CS_SUITE_PRODUCT, 0, 2, 120.0},
 	{"patterns", "the parallelism patterns of training on a process grid "
 	 "(spec/patterns.md)",
 	 "every pattern, variant and dtype of spec/patterns.md section 6, on "
-	 "--grid or the default grid", CS_SUITE_PATTERNS},
+	 "--grid or the default grid", CS_SUITE_PATTERNS, 0, 2, 120.0},
 	{"scale", "counts at the sizes of training: buffers past 2^31 bytes "
 	 "and 2^31 elements, shards past 4 GiB",
 	 "every collective at three counts (bytes, elements, shard), odd "
 	 "and not a multiple of the world size; a case the machine's free "
-	 "memory cannot hold is skipped", CS_SUITE_SCALE},
+	 "memory cannot hold is skipped", CS_SUITE_SCALE, 1, 1, 3600.0},
 };
 
 #define NSUITES (sizeof suites / sizeof suites[0])

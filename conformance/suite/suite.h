@@ -25,6 +25,13 @@ typedef struct cs_suite_info {
   const char *desc;  /* one line: what the suite is for */
   const char *cases; /* one line: how its cases are chosen */
   cs_suite_kind_t kind;
+  /* Cases past the machine's memory: 0, the run refuses to start (its
+   * cases are small unless --count says otherwise); 1, the workers skip
+   * each such case with the reason and measure each case's peak memory
+   * (suite scale: large by design). */
+  int big;
+  int repeat;     /* --repeat when not given */
+  double timeout; /* --timeout when not given, seconds */
 } cs_suite_info_t;
 
 /* The i-th suite of the registry (static), or NULL past the end. */

@@ -381,8 +381,7 @@ int cs_worker_start(cs_worker_t *w, cs_hcase_t **cases, size_t *n)
 	if (!cs_worker_agree(w, ok, NULL))
 		return 0;
 	w->mem_avail = cs_mem_available();
-	w->rss = cs_suite_find(o->suite) &&
-		 cs_suite_find(o->suite)->kind == CS_SUITE_SCALE;
+	w->rss = cs_suite_find(o->suite) && cs_suite_find(o->suite)->big;
 	ok = cs_suite_build(o->suite, W, &o->f, cases, n) == CS_OK;
 	if (!cs_worker_agree(w, ok, cs_last_error()))
 		return 0;

@@ -223,6 +223,11 @@ static void test_registry(void **state)
 					1 << CS_SUITE_SCALE);
 	assert_int_equal(cs_suite_find("quick")->kind, CS_SUITE_COVER);
 	assert_int_equal(cs_suite_find("scale")->kind, CS_SUITE_SCALE);
+	/* only scale skips case by case, with one call and an hour each */
+	assert_int_equal(cs_suite_find("scale")->big, 1);
+	assert_int_equal(cs_suite_find("scale")->repeat, 1);
+	assert_int_equal(cs_suite_find("quick")->big, 0);
+	assert_int_equal(cs_suite_find("quick")->repeat, 2);
 	assert_int_equal(cs_suite_find("patterns")->kind, CS_SUITE_PATTERNS);
 	assert_int_equal(cs_suite_find("full")->kind, CS_SUITE_PRODUCT);
 	assert_null(cs_suite_find("Quick"));
