@@ -18,6 +18,14 @@
  *     cs_compare_range and by cs_oracle_check;
  *   - where a checked element's time goes: each step alone (the inputs,
  *     the golden, the comparison, the statistics), ns per element;
+ *   - the generator's floor: ns per value of the fastest generator loop
+ *     (cs_gen_block on random bits: two splitmix64 finalizers per value),
+ *     and what that puts out of reach: a random-mode float sum element at
+ *     P ranks draws one finalizer for its column and at least one per
+ *     rank (ref/gen.c, random_sum_column), P + 1 in all, so the check
+ *     of a float32 sum can verify at most 4 bytes per (P + 1) / 2 values'
+ *     time, with nothing else counted, and data movement of float32
+ *     at most 4 bytes per value's time;
  *   - memcmp of the same bytes.
  * Figures only; nothing is asserted. Best of three runs each; one-thread
  * figures per second of CPU time, the thread scaling per wall second.
@@ -221,6 +229,34 @@ static double moved_check(int P, size_t n, int general)
 	return t;
 }
 
+/* CPU seconds per value of cs_gen_block on a random-bits case (uint32
+ * allgather input: two finalizers and a mask per value), best of three. */
+static double gen_floor(size_t n)
+{
+	cs_case_t c = {CS_COLL_ALLGATHER, CS_DTYPE_UINT32, CS_OP_NONE,
+		       CS_MODE_RANDOM, 1, 0, n, 1, NULL, 0};
+	uint64_t *out = malloc(n * sizeof *out), sink = 0;
+	double best = 0, t;
+	int k;
+	size_t i;
+
+	if (!out || cs_case_validate(&c) != CS_OK)
+		die("generator case");
+	for (k = 0; k < 3; k++) {
+		t = now();
+		cs_gen_block(&c, 0, 0, n, out);
+		t = now() - t;
+		for (i = 0; i < n; i += 4096)
+			sink ^= out[i];
+		if (k == 0 || t < best)
+			best = t;
+	}
+	free(out);
+	if (sink == 1) /* keeps the loop; never true in practice */
+		fputc(' ', stderr);
+	return best / (double)n;
+}
+
 int main(int argc, char **argv)
 {
 	size_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : (size_t)1 << 22;
@@ -268,6 +304,13 @@ int main(int argc, char **argv)
 	printf("allgather float32 random P=%d, 1 thread: check general %10.3g, "
 	       "block %10.3g bytes/s verified\n", P, moved_check(P, n, 1),
 	       moved_check(P, n, 0));
+	tm = gen_floor(n) * 1e9;
+	printf("generator floor         : %.2f ns per value of cs_gen_block "
+	       "(2 finalizers); a float32 sum element at P=%d draws >= %d "
+	       "finalizers: >= %.1f ns, <= %.3g bytes/s verified; data "
+	       "movement float32 (one value per 4 bytes): <= %.3g bytes/s\n",
+	       tm, P, P + 1, tm * (P + 1) / 2,
+	       4.0 / (tm * (P + 1) / 2 * 1e-9), 4.0 / (tm * 1e-9));
 	tm = now();
 	if (memcmp(got, ref, n * sizeof *got) != 0)
 		fprintf(stderr, "bench_oracle: unexpected mismatch\n");

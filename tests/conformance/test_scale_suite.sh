@@ -9,7 +9,10 @@
 #     carries the case's peak resident memory per rank, at least the
 #     bytes of the rank's own buffers (send + receive, from the counts of
 #     the definitions: allreduce 2n, allgather n + P n) and below 1 GiB;
-#     a quick-suite record carries none.
+#     a quick-suite record carries none;
+#  4. the peak is reset per case: a small case run after a large one in
+#     the same worker reports less than the large case's buffers (a
+#     lifetime peak would report the large case's).
 set -u
 collspec=$1 dir=$2
 mkdir -p "$dir"
@@ -61,6 +64,28 @@ for r in recs:
         bad = 1
 sys.exit(bad)
 PY
+big=16000001
+for be in ref mpi; do
+	"$collspec" run --backend $be --suite scale --ranks 1 --coll sendrecv \
+		--dtype float32 --count $big,5 --json "$dir/reset-$be.json" \
+		--quiet > /dev/null 2>&1 || fail "$be: sendrecv $big,5 did not pass"
+	python3 - "$dir/reset-$be.json" $big $be <<'PY' || status=1
+import json, sys
+big = int(sys.argv[2])
+recs = [json.loads(l) for l in open(sys.argv[1])]
+counts = [r["count"] for r in recs]
+if counts != [big, 5]:
+    print("FAIL: %s: want the cases %d then 5 in one run, got %s"
+          % (sys.argv[3], big, counts)); sys.exit(1)
+buf = 2 * 4 * big  # sendrecv: the send and the receive buffer
+large, small = recs[0].get("peak_rss", 0), recs[1].get("peak_rss", 0)
+if large < buf or small >= buf:
+    print("FAIL: %s: peak_rss %d after the large case (want >= %d), %d after"
+          " the small one (want < %d: reset per case)"
+          % (sys.argv[3], large, buf, small, buf)); sys.exit(1)
+PY
+done
+
 "$collspec" run --backend ref --ranks 1 --coll sendrecv --count 5 \
 	--json "$dir/quick.json" --quiet > /dev/null 2>&1
 grep -q peak_rss "$dir/quick.json" && fail "a quick-suite record has peak_rss"
