@@ -117,6 +117,11 @@ dc_stage_build() {
 
 	mpi=$(dc_mpi)
 	read -r -a extra <<<"${CS_DC_CMAKE_ARGS:-}"
+	# where ccache is installed (not the GPU test machine), nvcc runs
+	# through it: CI's rehearsal then takes the kernels that build/
+	# compiled with the same command (scripts/setup.sh)
+	command -v ccache >/dev/null &&
+		extra+=(-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 	cmake -S "$dc_root" -B "$dc_bdir" -DCS_CUDA=ON \
 		-DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release \
 		-DCS_MPI="$mpi" -DCS_TEST_FRAMEWORKS=AUTO \

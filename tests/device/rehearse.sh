@@ -15,6 +15,13 @@
 # CS_DC_MPI=OFF, CMake told to find neither MPI nor pkg-config, and the
 # proxies pointed at a closed port.
 #
+# Under CI (CI set) the device build is configured with CS_WERROR=ON, as
+# build/ is; with ccache installed (scripts/setup.sh installs it beside
+# nvcc) device-check.sh runs nvcc through it, so the kernels, compiled by
+# build/ with the same command, come from the cache instead of being
+# compiled a second time; the C parts are compiled anew. (The GPU test
+# machine has no ccache: there everything is compiled.)
+#
 # Besides the summary, it checks the device build itself: no program of it
 # needs libmpi, libcmocka or libcheck; `collspec list` shows mpi and ref
 # not built, for want of MPI; a run of the mpi backend exits 2 saying so; a
@@ -59,10 +66,14 @@ rh_hide() {
 # device-check.sh in a stripped environment; its exit status.
 rh_device_check() {
 	local path=/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin
+	local args="${CS_DC_CMAKE_ARGS:-}"
 
+	# under CI, warnings are errors here too (CS_WERROR, as in build/):
+	# the kernels' nvcc command is then build/'s, which ccache serves
+	[ -n "${CI:-}" ] && args="${args:+$args }-DCS_WERROR=ON"
 	env -i HOME="$HOME" PATH="$path" OUT="$rh_work/out" LANG=C.UTF-8 \
 		CS_DC_BUILD_DIR="$rh_work/build" ${CS_DC_MPI:+CS_DC_MPI=OFF} \
-		${CS_DC_CMAKE_ARGS:+CS_DC_CMAKE_ARGS="$CS_DC_CMAKE_ARGS"} \
+		${args:+CS_DC_CMAKE_ARGS="$args"} \
 		${http_proxy:+http_proxy=$http_proxy} \
 		${https_proxy:+https_proxy=$https_proxy} \
 		bash "$rh_root/scripts/device-check.sh" --no-setup \
