@@ -58,26 +58,38 @@ cs_packages() {
 	if [ "${CS_SETUP_FUZZ:-0}" = 1 ]; then
 		echo clang libclang-rt-dev libomp-dev
 	fi
-	# with nvcc: ccache, which keeps the kernels' objects, so that the
-	# same nvcc command in another build folder (scripts/device-check.sh's,
-	# as CI's device rehearsal runs it) or after a clean does not compile
-	# them again (about 10 minutes of 2 cores)
-	if command -v nvcc >/dev/null; then
+}
+
+# Packages that only save time: with nvcc, ccache, which keeps the
+# kernels' objects, so that the same nvcc command in another build folder
+# (scripts/device-check.sh's, as CI's device rehearsal runs it) or after a
+# clean does not compile them again (about 10 minutes of 2 cores). Missing
+# under CS_SKIP_APT=1, they are named and the set-up goes on.
+cs_optional_packages() {
+	if [ "${CS_CUDA:-AUTO}" != OFF ] && command -v nvcc >/dev/null; then
 		echo ccache
 	fi
 }
 
 cs_install_packages() {
-	local missing=() p sudo=()
+	local missing=() optional=() p sudo=()
 
 	for p in $(cs_packages); do
 		dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 	done
-	[ ${#missing[@]} -eq 0 ] && return 0
+	for p in $(cs_optional_packages); do
+		dpkg -s "$p" >/dev/null 2>&1 || optional+=("$p")
+	done
 	if [ "${CS_SKIP_APT:-0}" = 1 ]; then
+		[ ${#optional[@]} -eq 0 ] ||
+			cs_note "not installing ${optional[*]} (CS_SKIP_APT=1):" \
+				"the CUDA parts are compiled without a cache"
+		[ ${#missing[@]} -eq 0 ] && return 0
 		cs_die "missing Debian packages: ${missing[*]} (CS_SKIP_APT=1," \
 			"so not installing them)"
 	fi
+	missing+=("${optional[@]}")
+	[ ${#missing[@]} -eq 0 ] && return 0
 	command -v apt-get >/dev/null ||
 		cs_die "missing packages ${missing[*]} and no apt-get to" \
 			"install them (CollSpec's set-up targets Debian 12)"
