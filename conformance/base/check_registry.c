@@ -128,7 +128,8 @@ static const cs_check_info_t checks[] = {
 	 "an entry of the expectations file selected cases of the run and "
 	 "none of them failed by its check: the defect no longer shows "
 	 "anywhere it was looked for, or the entry selects the wrong cases; "
-	 "fix or remove the entry (one line per entry after the last case)"},
+	 "fix or remove the entry (one line per entry after the last case); "
+	 "never for an entry given `--shows sometimes`"},
 	{"load", V(FAIL), CS_CHECK_UNRANKED, CS_CHECK_RUN, CS_CHECKF_OTHER,
 	 "the driver",
 	 "driver mode only: the plugin crashed, exited or blocked past "

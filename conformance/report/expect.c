@@ -420,14 +420,14 @@ enum eopt {
 	E_COLL, E_DTYPE, E_OP, E_MODE, E_COMM, E_A2AV, E_COUNT, E_INPLACE,
 	E_ROOT, E_MISALIGN, E_SEED, E_RANKS, E_BACKEND, E_BOPT, E_MALG,
 	/* (those are case filters) */
-	E_CHECK, E_REASON, E_FINDING, E_NUM
+	E_CHECK, E_REASON, E_FINDING, E_SHOWS, E_NUM
 };
 
 static const char *const eopt_name[E_NUM] = {
 	"--coll", "--dtype", "--op", "--mode", "--comm", "--a2av-pattern",
 	"--count", "--inplace", "--root", "--misalign", "--seed", "--ranks",
 	"--backend", "--backend-opt", "--mpi-alg", "--check", "--reason",
-	"--finding",
+	"--finding", "--shows",
 };
 
 static cs_status_t filter_value(const struct pstate *p, enum eopt id,
@@ -458,7 +458,8 @@ static cs_status_t filter_value(const struct pstate *p, enum eopt id,
 		return parse_bopt(p, v, e);
 	case E_MALG:
 		return parse_malg(p, v, e);
-	case E_CHECK: case E_REASON: case E_FINDING: case E_NUM:
+	case E_CHECK: case E_REASON: case E_FINDING: case E_SHOWS:
+	case E_NUM:
 		break;
 	}
 	return bad(p, "internal: %s is not a case filter", eopt_name[id]);
@@ -480,6 +481,13 @@ static cs_status_t option_value(const struct pstate *p, enum eopt id,
 				   "digits, '.', '_', '-')", v,
 				   CS_EXPECT_FINDING_MAX);
 		memcpy(e->finding, v, strlen(v) + 1);
+		return CS_OK;
+	case E_SHOWS:
+		if (strcmp(v, "always") && strcmp(v, "sometimes"))
+			return bad(p, "--shows '%s': 'always' (the default: "
+				   "XPASS when none of its cases fails) or "
+				   "'sometimes' (never XPASS)", v);
+		e->sometimes = !strcmp(v, "sometimes");
 		return CS_OK;
 	default:
 		return filter_value(p, id, v, e);

@@ -21,6 +21,9 @@
  *                                                 run: the defect no longer
  *                                                 shows anywhere it was
  *                                                 looked for);
+ *   the same for an entry given --shows sometimes (a defect that shows
+ *   in some of its cases only, for a reason no filter describes: the
+ *   data, the timing)                          -> neither (not shown);
  *   an entry that selected no case             -> neither.
  * The re-run line of an XFAIL gets `--expect FILE`.
  *
@@ -65,13 +68,14 @@ typedef struct cs_expect_entry {
 	uint32_t checks;              /* bit i: cs_expect_check_name(i) */
 	char reason[CS_EXPECT_REASON_MAX + 1];
 	char finding[CS_EXPECT_FINDING_MAX + 1];
+	int sometimes;                /* --shows sometimes: never XPASS */
 	size_t matched;               /* the run's cases it selected (not
 					 SKIP) */
 	size_t shown;                 /* of those, cases that FAILed by one
 					 of its checks */
 	size_t xfail;                 /* results it turned into XFAIL */
-	int xpass;                    /* 1: matched && !shown, set by
-					 cs_expect_finish */
+	int xpass;                    /* 1: matched && !shown &&
+					 !sometimes, set by cs_expect_finish */
 } cs_expect_entry_t;
 
 /* An expectations file, parsed. */
@@ -146,7 +150,8 @@ void cs_expect_set_run_alg(cs_expect_t *x, const char *run_alg);
 const cs_expect_entry_t *cs_expect_apply(cs_expect_t *x, cs_result_t *r);
 
 /* After the run's last result: mark every entry that matched cases but
- * was shown by none as XPASS (its xpass = 1). Returns how many are. */
+ * was shown by none as XPASS (its xpass = 1), but those given --shows
+ * sometimes. Returns how many are. */
 size_t cs_expect_finish(cs_expect_t *x);
 
 /* The reason of XPASS entry e, for the report: "entry NAME (FILE:LINE,

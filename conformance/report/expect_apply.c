@@ -301,7 +301,8 @@ size_t cs_expect_finish(cs_expect_t *x)
 	size_t i, n = 0;
 
 	for (i = 0; x && i < x->n; i++) {
-		x->e[i].xpass = x->e[i].matched > 0 && x->e[i].shown == 0;
+		x->e[i].xpass = x->e[i].matched > 0 && x->e[i].shown == 0 &&
+				!x->e[i].sometimes;
 		n += (size_t)x->e[i].xpass;
 	}
 	return n;

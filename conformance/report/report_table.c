@@ -273,7 +273,8 @@ static void print_summary(cs_report_t *r)
 
 /* The expectations file's entries by finding, in the file's order: how
  * many entries, the cases they selected, what they turned into XFAIL, how
- * many entries are XPASS, how many selected no case of this run. */
+ * many entries are XPASS, how many selected no case of this run; then
+ * each entry given --shows sometimes that selected cases, none failing. */
 static void print_expectations(cs_report_t *r)
 {
 	const cs_expect_t *x = r->expect;
@@ -306,6 +307,11 @@ static void print_expectations(cs_report_t *r)
 			x->e[i].finding, entries, cases, xfail, xpass,
 			unmatched);
 	}
+	for (i = 0; i < x->n; i++)
+		if (x->e[i].sometimes && x->e[i].matched && !x->e[i].shown)
+			fprintf(r->out, "  not shown (--shows sometimes, not a "
+				"failure): entry %s, %zu cases\n", x->e[i].name,
+				x->e[i].matched);
 }
 
 static void print_profile(cs_report_t *r)

@@ -513,6 +513,44 @@ static void test_apply_overlap(void **state)
 	cs_expect_free(x);
 }
 
+/* --shows sometimes: a defect that shows in some of its cases only (the
+ * data, the timing) is never XPASS; it still turns a failure into XFAIL.
+ * The same entry without it is XPASS on the same results. */
+static void test_apply_sometimes(void **state)
+{
+	static const char file[] =
+		"rs --coll reducescatter --dtype int8 --check value "
+		"--finding rs.md --reason 'race' --shows sometimes\n"
+		"\n"
+		"rs2 --coll reducescatter --dtype int8 --check value "
+		"--finding rs.md --reason 'race' --shows always\n";
+	cs_expect_t *x = parse_ok(file);
+	cs_result_t pass = result(CS_COLL_REDUCESCATTER, CS_DTYPE_INT8,
+				  CS_OP_SUM, CS_V_PASS, "");
+	cs_result_t fail = result(CS_COLL_REDUCESCATTER, CS_DTYPE_INT8,
+				  CS_OP_SUM, CS_V_FAIL, "value");
+
+	(void)state;
+	assert_int_equal(x->e[0].sometimes, 1);
+	assert_int_equal(x->e[1].sometimes, 0);
+	assert_null(cs_expect_apply(x, &pass));
+	assert_int_equal(x->e[0].matched, 1);
+	assert_int_equal(x->e[1].matched, 1);
+	/* selected, none failed: only the entry without the option */
+	assert_int_equal(cs_expect_finish(x), 1);
+	assert_int_equal(x->e[0].xpass, 0);
+	assert_int_equal(x->e[1].xpass, 1);
+	cs_expect_free(x);
+	/* a failure it selects is XFAIL as with any entry */
+	x = parse_ok(file);
+	assert_ptr_equal(cs_expect_apply(x, &fail), &x->e[0]);
+	assert_int_equal(fail.verdict, CS_V_XFAIL);
+	assert_int_equal(cs_expect_finish(x), 0);
+	cs_expect_free(x);
+	parse_bad("x --dtype int8 --shows often" ENTRY_TAIL "\n", "t.txt:1:",
+		  "--shows 'often'");
+}
+
 static void test_apply_unchanged(void **state)
 {
 	cs_expect_t *x = parse_ok(apply_file);
@@ -845,6 +883,7 @@ int main(void)
 		cmocka_unit_test(test_mpi_alg),
 		cmocka_unit_test(test_apply_xfail),
 		cmocka_unit_test(test_apply_xpass),
+		cmocka_unit_test(test_apply_sometimes),
 		cmocka_unit_test(test_apply_overlap),
 		cmocka_unit_test(test_apply_unchanged),
 		cmocka_unit_test(test_apply_limits),
