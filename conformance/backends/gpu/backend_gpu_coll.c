@@ -67,7 +67,7 @@ static bool item_ok(const char *s, size_t n, cs_gpuopts_t *o, char *err,
 			return true;
 	} else if (eq && k == 6 && !strncmp(s, "dcheck", 6)) {
 		/* read by the harness's check (check/dcheck.h), not here */
-		if (small_number_ok(eq + 1, vn, 1, &dcheck))
+		if (vn == 1 && small_number_ok(eq + 1, vn, 1, &dcheck))
 			return true;
 	}
 	snprintf(err, len, "bad backend option '%.*s' (valid: algo=auto|ring|"
