@@ -121,20 +121,19 @@
 #include "csref/gen.h"
 #include "csref/arith.h"
 #include "csref/catalog.h"
+#include "csref/genbits.h"
 
-#define GOLD 0x9e3779b97f4a7c15ull  /* per-stream multiplier */
-#define RANKG 0xd1b54a32d192ed03ull /* per-rank multiplier */
+#define GOLD CS_GEN_GOLD   /* per-stream multiplier (csref/genbits.h) */
+#define RANKG CS_GEN_RANKG /* per-rank multiplier */
 #define SALT_A 0x5851f42d4c957f2dull
 #define SALT_B 0x14057b7ef767814full
-#define SALT_SCALAR 0x2545f4914f6cdd1dull
+#define SALT_SCALAR CS_GEN_SALT_SCALAR
 
-/* splitmix64's finalizer, inlined into the generators' inner loops. */
+/* splitmix64's finalizer (csref/genbits.h, shared with the device
+ * check), inlined into the generators' inner loops. */
 static inline uint64_t mix(uint64_t x)
 {
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
+	return cs_genbits_mix(x);
 }
 
 uint64_t cs_mix64(uint64_t x)
@@ -358,7 +357,7 @@ static uint64_t scalar_of(const struct gen *g, int rank)
 	}
 	if (!g->isf)
 		return g->mode == CS_MODE_EXACT ? int_small(g, v, 3)
-						: v & cs_bits_mask(g->d);
+			: cs_genbits_scalar(g->base, rank, cs_bits_mask(g->d));
 	if (g->mode == CS_MODE_EXACT)
 		a = pow2(g->slo + (int)field(v, 8, 16, (uint64_t)g->sd + 1));
 	else
@@ -865,13 +864,13 @@ static int random_bits(const struct gen *g)
 /* out[k] = gen_one's value at index lo + k for a random_bits case: its
  * two mixes and gen_random's mask, unswitched. (An AVX2 clone of this
  * loop, tried, ran 20% slower: AVX2 has no 64-bit multiply.) */
-static void random_bits_block(uint64_t base, uint64_t rk, uint64_t mask,
+static void random_bits_block(uint64_t base, int rank, uint64_t mask,
 			      size_t lo, size_t n, uint64_t *out)
 {
 	size_t k;
 
 	for (k = 0; k < n; k++)
-		out[k] = mix(mix(base ^ (uint64_t)(lo + k)) + rk) & mask;
+		out[k] = cs_genbits_at(base, rank, (uint64_t)(lo + k), mask);
 }
 
 /* Whether random_sum_column makes the columns of this case. */
@@ -943,8 +942,7 @@ void cs_gen_block(const cs_case_t *c, int rank, size_t lo, size_t n,
 	}
 	gen_init(&g, c);
 	if (random_bits(&g)) {
-		random_bits_block(g.base, ((uint64_t)rank + 1) * RANKG,
-				  cs_bits_mask(g.d), lo, n, out);
+		random_bits_block(g.base, rank, cs_bits_mask(g.d), lo, n, out);
 		return;
 	}
 	for (k = 0; k < n; k++)

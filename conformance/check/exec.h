@@ -68,6 +68,8 @@ typedef struct cs_exec {
 				  the root's result (cs_exec_check_root_share)
 				  instead of the root checking it alone */
 	int result_of;         /* the comm rank whose result is being checked */
+	int dcheck;            /* where the values are checked first
+				  (check/dcheck.h: enum cs_dcheck_where) */
 } cs_exec_t;
 
 /*

@@ -14,6 +14,7 @@
 #include "worker/patcase.h"
 #include "worker/worker.h"
 #include "check/check.h"
+#include "check/dcheck.h"
 #include "check/identity.h"
 #include "worker/precheck.h"
 #include "report/results_file.h"
@@ -81,6 +82,7 @@ static int prepare(cs_worker_t *w, const struct cs_wvar *var, int i,
 		snprintf(reason, n, "rank %d: %s", wr, cs_last_error());
 		return 2;
 	}
+	e->dcheck = cs_dcheck_where(w->backend_name, w->o->backend_opt);
 	if (w->stream && cs_exec_to_device(e, w->dev[i], w->stream[i]) != CS_OK) {
 		snprintf(reason, n, "rank %d: %s", wr, cs_last_error());
 		cs_exec_free(e);

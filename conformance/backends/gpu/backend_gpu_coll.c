@@ -50,7 +50,7 @@ static bool item_ok(const char *s, size_t n, cs_gpuopts_t *o, char *err,
 {
 	const char *eq = memchr(s, '=', n);
 	size_t k = eq ? (size_t)(eq - s) : n, vn = eq ? n - k - 1 : 0;
-	int a;
+	int a, dcheck;
 
 	if (eq && k == 4 && !strncmp(s, "algo", 4)) {
 		for (a = 0; a < CSG_NUM_ALGOS; a++)
@@ -65,9 +65,13 @@ static bool item_ok(const char *s, size_t n, cs_gpuopts_t *o, char *err,
 	} else if (eq && k == 6 && !strncmp(s, "slices", 6)) {
 		if (small_number_ok(eq + 1, vn, 64, &o->nslices))
 			return true;
+	} else if (eq && k == 6 && !strncmp(s, "dcheck", 6)) {
+		/* read by the harness's check (check/dcheck.h), not here */
+		if (vn == 1 && small_number_ok(eq + 1, vn, 1, &dcheck))
+			return true;
 	}
 	snprintf(err, len, "bad backend option '%.*s' (valid: algo=auto|ring|"
-		 "tree|direct|pairwise, channels=0..%d, slices=0..64)",
+		 "tree|direct|pairwise, channels=0..%d, slices=0..64, dcheck=0|1)",
 		 (int)(n > 200 ? 200 : n), s, CSG_MAX_CHAN);
 	return false;
 }

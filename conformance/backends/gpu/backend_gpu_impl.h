@@ -13,6 +13,9 @@
  *       0 or absent: the backend's default (gpu-sim: 2 and 2, so that
  *       every quick-suite case runs several channels and slices; gpu:
  *       the runtime's choice for the size).
+ *   dcheck=0|1  whether the harness checks values where the data is
+ *       first (check/dcheck.h; default 1); read by the harness, only
+ *       validated here.
  */
 #ifndef CS_BACKEND_GPU_IMPL_H
 #define CS_BACKEND_GPU_IMPL_H

@@ -69,6 +69,38 @@ static int tmp_buffers(const csg_plan_t *p, size_t es, csg_sim_bufs_t *b)
 	return 0;
 }
 
+#ifdef CS_GPUSIM_FAULT
+/*
+ * Tests only (tests/conformance/test_dcheck_diff.py): the cheapest wrong
+ * results a check that passes buffers unseen by the host could let
+ * through. CS_GPUSIM_FAULT=1: the last element of the last rank's
+ * receive range; 2: the first element of the last block of the device
+ * check's grid over it (csref/dcheck.h), on the last rank. The element
+ * gets its second-highest bit flipped, out of any float bound.
+ */
+#include "csref/arith.h"
+#include "csref/dcheck.h"
+
+static void gs_fault(const csg_plan_t *p, const cs_ipcall_t *c)
+{
+	int q = c->P - 1;
+	size_t n = c->recv[q] ? cs_gpu_recv_len(p, q) : 0, k = n - 1;
+	uint64_t m = cs_bits_mask(c->dtype), B, T, C;
+
+	if (!n)
+		return;
+	if (CS_GPUSIM_FAULT == 2) {
+		cs_dcheck_grid_shape(n, &B, &T);
+		C = (n + B - 1) / B;
+		k = (size_t)(C * (B - 1) < n ? C * (B - 1) : n - 1);
+	}
+	cs_store(c->dtype, c->recv[q], k, cs_load(c->dtype, c->recv[q], k) ^
+					    ((m >> 1) ^ (m >> 2)));
+}
+#else
+#define gs_fault(p, c) ((void)0)
+#endif
+
 /* The ipgroup executor: one team's call. */
 static int gs_run(void *ctx, cs_ipcall_t *c, char *err, size_t len)
 {
@@ -105,6 +137,8 @@ static int gs_run(void *ctx, cs_ipcall_t *c, char *err, size_t len)
 		rc = CS_IPG_EINVAL;
 	} else if (rc) {
 		snprintf(err, len, "%s", gs_err);
+	} else {
+		gs_fault(&p, c);
 	}
 	free(b);
 	cs_gpu_vmat_free(&v);
