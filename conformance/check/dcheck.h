@@ -23,9 +23,10 @@ enum cs_dcheck_where {
 
 /*
  * Where backend `name` run with --backend-opt `opts` checks values:
- * gpu-sim CS_DCHECK_GRID, gpu CS_DCHECK_DEV, unless opts holds the item
- * dcheck=0 (the backend's option parser rejects any other value); every
- * other backend CS_DCHECK_OFF.
+ * gpu-sim CS_DCHECK_GRID unless opts holds the item dcheck=0; gpu
+ * CS_DCHECK_DEV only when opts holds dcheck=1 (not yet run on a device);
+ * every other backend CS_DCHECK_OFF. (The backend's option parser
+ * rejects any other value of dcheck.)
  */
 int cs_dcheck_where(const char *name, const char *opts);
 

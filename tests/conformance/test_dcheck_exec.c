@@ -33,9 +33,14 @@ static void test_where(void **state)
 	assert_int_equal(cs_dcheck_where("gpu-sim", "algo=ring,dcheck=0"),
 			 CS_DCHECK_OFF);
 	assert_int_equal(cs_dcheck_where("gpu-sim", "dcheck=1"), CS_DCHECK_GRID);
-	assert_int_equal(cs_dcheck_where("gpu", ""), CS_DCHECK_DEV);
+	/* gpu: only when asked (never run on a device yet) */
+	assert_int_equal(cs_dcheck_where("gpu", ""), CS_DCHECK_OFF);
+	assert_int_equal(cs_dcheck_where("gpu", NULL), CS_DCHECK_OFF);
+	assert_int_equal(cs_dcheck_where("gpu", "slices=2,dcheck=1"),
+			 CS_DCHECK_DEV);
 	assert_int_equal(cs_dcheck_where("gpu", "dcheck=0,slices=2"),
 			 CS_DCHECK_OFF);
+	assert_int_equal(cs_dcheck_where("gpu", "dcheck=10"), CS_DCHECK_OFF);
 	assert_int_equal(cs_dcheck_where("ref", NULL), CS_DCHECK_OFF);
 	assert_int_equal(cs_dcheck_where("nccl-local", NULL), CS_DCHECK_OFF);
 	assert_int_equal(cs_dcheck_where(NULL, NULL), CS_DCHECK_OFF);
