@@ -8,6 +8,10 @@
  */
 #include "step.cuh"
 
+#ifndef CSG_REDUCE_PARTS
+#error "CSG_REDUCE_PARTS: defined by gpu/CMakeLists.txt for libcsgpu"
+#endif
+
 template <int ES>
 static __global__ void __launch_bounds__(CSG_THREADS)
 csg_lane_copy(const __grid_constant__ csg_kargs_t a)

@@ -25,9 +25,6 @@
  * CSG_REDUCE_PARTS comes from gpu/CMakeLists.txt (as many parts as it
  * compiles files of lane_reduce.cuh).
  */
-#ifndef CSG_REDUCE_PARTS
-#error "CSG_REDUCE_PARTS: defined by gpu/CMakeLists.txt for libcsgpu"
-#endif
 const void *csg_ring_kernel(cs_coll_t coll, cs_dtype_t dtype, cs_op_t op);
 const void *csg_tree_kernel(cs_coll_t coll, cs_dtype_t dtype, cs_op_t op);
 const void *csg_alltoall_kernel(cs_coll_t coll, cs_dtype_t dtype);

@@ -10,13 +10,17 @@
  * CMakeLists.txt compiles this header once per part (lane_reduce_K.cu in
  * the build folder, CSG_REDUCE_PART defined to K), so that a build with
  * many cores compiles the parts side by side; each part file instantiates
- * csg_lane_reduce_part<K> (kernels.h), and csg_lane_reduce_kernel finds
+ * csg_lane_reduce_part<K> (lane_kernels.h), and csg_lane_reduce_kernel finds
  * a dtype's part.
  */
 #ifndef CSGPU_LANE_REDUCE_CUH
 #define CSGPU_LANE_REDUCE_CUH
 
 #include "step.cuh"
+
+#ifndef CSG_REDUCE_PARTS
+#error "CSG_REDUCE_PARTS: defined by gpu/CMakeLists.txt for libcsgpu"
+#endif
 
 template <cs_dtype_t D, cs_op_t O>
 static __global__ void __launch_bounds__(CSG_THREADS)
