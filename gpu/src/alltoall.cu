@@ -8,28 +8,16 @@
  *   pairwise: step s pulls the block of rank r - s only (step 0: its own).
  * In place (SEND is RECV), step 0 first stages every block r sends into
  * its TMP at the same offset, and the pulls read TMP: a rank overwrites
- * its buffer only after every peer has staged its own. Copies only: one
- * kernel per element size.
+ * its buffer only after every peer has staged its own. Copies only: the
+ * copy kernel of the element size (lane_kernels.h, shared with the other
+ * algorithms).
  */
-#include "step.cuh"
-
-template <int ES>
-static __global__ void __launch_bounds__(CSG_THREADS)
-csg_alltoall_copy(const __grid_constant__ csg_kargs_t a)
-{
-	csg_lane_main<csg_copy_elems<ES> >(&a);
-}
-
-struct csg_alltoall_kernels {
-	template <int ES> static const void *copy()
-	{
-		return (const void *)csg_alltoall_copy<ES>;
-	}
-};
+#include <stddef.h>
+#include "lane_kernels.h"
 
 const void *csg_alltoall_kernel(cs_coll_t coll, cs_dtype_t dtype)
 {
 	if (coll != CS_COLL_ALLTOALL && coll != CS_COLL_ALLTOALLV)
 		return NULL;
-	return csg_pick_copy<csg_alltoall_kernels>(dtype);
+	return csg_lane_copy_kernel(dtype);
 }

@@ -86,15 +86,7 @@ typedef struct csg_kargs {
 	signed char rank[CSG_MAX_RANKS];
 } csg_kargs_t;
 
-/*
- * The kernel of each file for one call: a __global__ function taking one
- * csg_kargs_t, or NULL when the file has none for (coll, dtype, op).
- * Reducing collectives get the instantiation of (dtype, op), the others
- * the copy kernel of the dtype's element size.
- */
-const void *csg_ring_kernel(cs_coll_t coll, cs_dtype_t dtype, cs_op_t op);
-const void *csg_tree_kernel(cs_coll_t coll, cs_dtype_t dtype, cs_op_t op);
-const void *csg_alltoall_kernel(cs_coll_t coll, cs_dtype_t dtype);
-const void *csg_direct_kernel(cs_coll_t coll, cs_dtype_t dtype);
+/* The kernels of one call and how runtime.cu finds them: lane_kernels.h
+ * (C++). */
 
 #endif /* CSGPU_KERNELS_H */

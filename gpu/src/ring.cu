@@ -18,36 +18,14 @@
  *     root pulls from its predecessor.
  *   reduce (chain): at step s the rank P-2-s after the root adds its
  *     input to its successor's partial (TMP; RECV with post at the root).
- * Which slot, which peer and reduce or copy come from csg_get_op; this
- * file instantiates the step loop (step.cuh) for every dtype x op and for
- * the copy collectives' element sizes.
+ * Which slot, which peer and reduce or copy come from csg_get_op (run
+ * by the lane kernels of lane_kernels.h, shared with the other
+ * algorithms); this file says which collectives the ring offers and hands
+ * out their kernel.
  */
-#include "step.cuh"
-
-template <cs_dtype_t D, cs_op_t O>
-static __global__ void __launch_bounds__(CSG_THREADS)
-csg_ring_reduce(const __grid_constant__ csg_kargs_t a)
-{
-	csg_lane_main<csg_arith<D, O> >(&a);
-}
-
-template <int ES>
-static __global__ void __launch_bounds__(CSG_THREADS)
-csg_ring_copy(const __grid_constant__ csg_kargs_t a)
-{
-	csg_lane_main<csg_copy_elems<ES> >(&a);
-}
-
-struct csg_ring_kernels {
-	template <cs_dtype_t D, cs_op_t O> static const void *reduce()
-	{
-		return (const void *)csg_ring_reduce<D, O>;
-	}
-	template <int ES> static const void *copy()
-	{
-		return (const void *)csg_ring_copy<ES>;
-	}
-};
+#include <stddef.h>
+#include "csgpu/sched.h"
+#include "lane_kernels.h"
 
 const void *csg_ring_kernel(cs_coll_t coll, cs_dtype_t dtype, cs_op_t op)
 {
@@ -55,6 +33,6 @@ const void *csg_ring_kernel(cs_coll_t coll, cs_dtype_t dtype, cs_op_t op)
 	    !csg_algo_supports(CSG_ALGO_RING, coll))
 		return NULL;
 	if (csg_reduces(coll))
-		return csg_pick_reduce<csg_ring_kernels>(dtype, op);
-	return csg_pick_copy<csg_ring_kernels>(dtype);
+		return csg_lane_reduce_kernel(dtype, op);
+	return csg_lane_copy_kernel(dtype);
 }

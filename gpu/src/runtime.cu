@@ -29,6 +29,7 @@
 #include "csref/arith.h"
 #include "csref/catalog.h"
 #include "kernels.h"
+#include "lane_kernels.h"
 #include "peer.h"
 
 struct csg_world {

@@ -48,7 +48,9 @@
  * Each .cu file that includes this header gets one copy of the schedule
  * lookups (csg_lane_op and friends, not inlined) and instantiates
  * csg_lane_main with an element policy: csg_copy_elems<ES> for copy
- * collectives, csg_arith<D, O> (native.cuh) for reductions.
+ * collectives (lane_copy.cu), csg_arith<D, O> (native.cuh) for
+ * reductions (lane_reduce.cuh, one file per part of the dtypes). Each
+ * kernel is compiled once and serves every algorithm (lane_kernels.h).
  */
 #ifndef CSGPU_STEP_CUH
 #define CSGPU_STEP_CUH
@@ -58,6 +60,7 @@
 #include "csgpu/functor.h"
 #include "csgpu/sched.h"
 #include "kernels.h"
+#include "lane_kernels.h"
 #include "native.cuh"
 
 /* ---- counters --------------------------------------------------------------- */
@@ -550,7 +553,8 @@ template <class A> static __device__ void csg_lane_main(const csg_kargs_t *a)
 
 /*
  * F names one file's kernels: F::reduce<D, O>() and F::copy<ES>() return
- * the address of its instantiation for (D, O) and for ES-byte elements.
+ * the address of its instantiation for (D, O) and for ES-byte elements
+ * (or NULL where the file has none: lane_reduce.cuh's parts).
  * csg_pick_reduce and csg_pick_copy turn run-time (dtype, op) into those.
  */
 template <class F, cs_dtype_t D> static const void *csg_pick_op(cs_op_t op)

@@ -15,36 +15,13 @@
  *   reduce: up tree 0, partials in TMP, the root's result (post applied)
  *     in its RECV.
  * A rank waits only for its parents and children in both trees. Which
- * slot, which peer and reduce or copy come from csg_get_op; this file
- * instantiates the step loop (step.cuh) for every dtype x op and for
- * broadcast's element sizes.
+ * slot, which peer and reduce or copy come from csg_get_op (run by the
+ * lane kernels of lane_kernels.h, shared with the other algorithms); this
+ * file says which collectives the tree offers and hands out their kernel.
  */
-#include "step.cuh"
-
-template <cs_dtype_t D, cs_op_t O>
-static __global__ void __launch_bounds__(CSG_THREADS)
-csg_tree_reduce(const __grid_constant__ csg_kargs_t a)
-{
-	csg_lane_main<csg_arith<D, O> >(&a);
-}
-
-template <int ES>
-static __global__ void __launch_bounds__(CSG_THREADS)
-csg_tree_copy(const __grid_constant__ csg_kargs_t a)
-{
-	csg_lane_main<csg_copy_elems<ES> >(&a);
-}
-
-struct csg_tree_kernels {
-	template <cs_dtype_t D, cs_op_t O> static const void *reduce()
-	{
-		return (const void *)csg_tree_reduce<D, O>;
-	}
-	template <int ES> static const void *copy()
-	{
-		return (const void *)csg_tree_copy<ES>;
-	}
-};
+#include <stddef.h>
+#include "csgpu/sched.h"
+#include "lane_kernels.h"
 
 const void *csg_tree_kernel(cs_coll_t coll, cs_dtype_t dtype, cs_op_t op)
 {
@@ -52,6 +29,6 @@ const void *csg_tree_kernel(cs_coll_t coll, cs_dtype_t dtype, cs_op_t op)
 	    !csg_algo_supports(CSG_ALGO_TREE, coll))
 		return NULL;
 	if (csg_reduces(coll))
-		return csg_pick_reduce<csg_tree_kernels>(dtype, op);
-	return csg_pick_copy<csg_tree_kernels>(dtype);
+		return csg_lane_reduce_kernel(dtype, op);
+	return csg_lane_copy_kernel(dtype);
 }

@@ -4,10 +4,9 @@ read from the fat binary with cuobjdump (no GPU needed).
 
 Checks, on `cuobjdump -sass` of the library:
   loads  the vector body of an op keeps several 16-byte vectors in flight:
-         in the code of the 4-byte copy kernel of the ring (one source)
-         and of the float32 SUM kernel of the ring (bodies for 1, 2 and 3
-         sources), some run
-         of at least --min-loads 128-bit loads (LDG.E...128, or LD.E...128
+         in the code of the 4-byte copy kernel (one source) and of the
+         float32 SUM kernel (bodies for 1, 2 and 3 sources), some run of
+         at least --min-loads 128-bit loads (LDG.E...128, or LD.E...128
          for generic addresses) is issued before any instruction uses a
          register one of them loads (or a branch, barrier or call ends the
          run);
@@ -42,11 +41,11 @@ SKIP = 77
 # demangled name of the kernel or of a device function of its body, the
 # sources of the op bodies it holds).
 TARGETS = [
-    ("ring copy, 4-byte elements",
-     re.compile(r"csg_ring_copy<4>|csg_copy_elems<4>\s*,\s*1>"),
+    ("copy, 4-byte elements",
+     re.compile(r"csg_lane_copy<4>|csg_copy_elems<4>\s*,\s*1>"),
      "1 source"),
-    ("ring float32 sum",
-     re.compile(r"csg_ring_reduce<\(cs_dtype(_t)?\)8, \(cs_op(_t)?\)0>|"
+    ("float32 sum",
+     re.compile(r"csg_lane_reduce<\(cs_dtype(_t)?\)8, \(cs_op(_t)?\)0>|"
                 r"csg_arith<\(cs_dtype(_t)?\)8, \(cs_op(_t)?\)0>\s*,"
                 r"\s*2>"), "1 to 3 sources"),
 ]
