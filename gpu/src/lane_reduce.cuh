@@ -7,8 +7,8 @@
  * The kernels are cut into CSG_REDUCE_PARTS parts by dtype: part K holds
  * the dtypes whose catalog index is K mod CSG_REDUCE_PARTS, so a dtype
  * added to the catalog lands in a part without a change here. gpu/
- * CMakeLists.txt compiles this header once per part (lane_reduce_K.cu in
- * the build folder, CSG_REDUCE_PART defined to K), so that a build with
+ * CMakeLists.txt compiles this header once per part (src/lane_reduce_K.cu,
+ * two lines that define CSG_REDUCE_PART to K and include this header), so that a build with
  * many cores compiles the parts side by side; each part file instantiates
  * csg_lane_reduce_part<K> (lane_kernels.h), and csg_lane_reduce_kernel finds
  * a dtype's part.
