@@ -26,6 +26,10 @@
 #   nccl      collspec run --backend nccl-local --ranks 1 --quiet
 #             (the suites and nccl run side by side: they check on the CPU,
 #             16 cores, and share the GPU)
+#   dcheck    the value check on the device (--backend-opt dcheck=1)
+#             against the host's (dcheck=0): the random-mode cases at
+#             --ranks 1-4 give the same records
+#             (tests/conformance/test_dcheck_diff.py), beside the suites
 #   bench     bench_gpu, alone on the device: --ranks 8, allreduce ring
 #             and alltoall pairwise, float32 and bfloat16, at 256 MiB and
 #             1 GiB (docs/gpu-bench.md)
@@ -203,6 +207,28 @@ dc_stage_suite() {
 
 dc_stage_nccl() {
 	dc_collspec nccl --backend nccl-local --ranks 1
+}
+
+# The value check where the data is (docs/harness.md, section 2.2), which
+# the gpu backend runs only with dcheck=1 until a device has run it: the
+# random-mode cases at --ranks 1-4 must give the same JSON records with
+# dcheck=1 and dcheck=0 (tests/conformance/test_dcheck_diff.py).
+dc_stage_dcheck() {
+	local rc
+
+	if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+		dc_result SKIP "no CUDA device"
+		return
+	fi
+	python3 "$dc_root/tests/conformance/test_dcheck_diff.py" \
+		--min-cases 300 -- "$dc_bdir/conformance/collspec" run \
+		--backend gpu --ranks 1-4 --mode random --quiet
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		dc_result PASS "the same records with dcheck=1 and dcheck=0"
+	else
+		dc_result FAIL "exit $rc: $(tail -n 1 "$DC_LOG")"
+	fi
 }
 
 # The rows that answer issue 18's targets: ring allreduce and pairwise
@@ -414,10 +440,12 @@ dc_main() {
 		dc_start "suite-$a" 50
 	done
 	dc_start nccl 50
+	dc_start dcheck 50
 	for a in $dc_algos; do
 		dc_finish "suite-$a"
 	done
 	dc_finish nccl
+	dc_finish dcheck
 	dc_run bench 30
 	dc_summary | tee "$dc_logdir/summary.txt"
 	dc_pack
@@ -437,7 +465,7 @@ dc_pack() {
 
 if [ "${1:-}" = --stage ]; then
 	case "${2:-}" in
-	setup | build | ctest | nccl | bench) "dc_stage_$2" ;;
+	setup | build | ctest | nccl | dcheck | bench) "dc_stage_$2" ;;
 	suite-*) dc_stage_suite ;;
 	*) dc_die "unknown stage '${2:-}'" ;;
 	esac

@@ -98,6 +98,8 @@ rh_judge_summary() {
 	done
 	grep -Eq '^nccl +SKIP .*(no CUDA device|without NCCL)' "$s" ||
 		rh_no "nccl did not skip with its reason"
+	grep -Eq '^dcheck +SKIP .*no CUDA device' "$s" ||
+		rh_no "dcheck did not skip with 'no CUDA device'"
 	grep -Eq '^bench +SKIP .*no CUDA device' "$s" ||
 		rh_no "bench did not skip with 'no CUDA device'"
 }
