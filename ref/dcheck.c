@@ -7,17 +7,10 @@
 #include "csref/dcheck.h"
 #include "csref/case.h"
 #include "csref/catalog.h"
+#include "csref/gen.h"
 
 /* Whether every input of the case is plain random bits of the dtype: the
  * cases ref/gen.c generates with csref/genbits.h (its random_bits). */
-static int random_bits_case(const cs_case_t *c)
-{
-	return c->mode == CS_MODE_RANDOM &&
-	       (!cs_is_float(c->dtype) || (unsigned)c->op >= CS_NUM_OPS);
-}
-
-/* The map of collective `coll`, and the fields it uses, into d. 0 when
- * the check does not cover the collective (alltoallv). */
 static int desc_map(const cs_case_t *c, int rank, cs_dcheck_desc_t *d)
 {
 	uint64_t n = c->count ? c->count : 1;
@@ -65,10 +58,10 @@ int cs_dcheck_desc_init(const cs_case_t *c, int rank, cs_dcheck_desc_t *d)
 {
 	int P = c->nranks < 1 ? 1 : c->nranks;
 
-	if ((unsigned)c->dtype >= CS_NUM_DTYPES || !random_bits_case(c) ||
+	if ((unsigned)c->dtype >= CS_NUM_DTYPES || !cs_gen_bits_only(c) ||
 	    rank < 0 || rank >= P)
 		return 0;
-	d->base = cs_genbits_mix(cs_case_key(c) ^ ((uint64_t)P * CS_GEN_GOLD));
+	d->base = cs_gen_stream(c);
 	d->mask = cs_bits_mask(c->dtype);
 	d->dtype = (int32_t)c->dtype;
 	d->op = (int32_t)c->op;

@@ -948,3 +948,13 @@ void cs_gen_block(const cs_case_t *c, int rank, size_t lo, size_t n,
 	for (k = 0; k < n; k++)
 		out[k] = gen_one(&g, rank, lo + k);
 }
+
+int cs_gen_bits_only(const cs_case_t *c)
+{
+	return gen_ok(c, 0) && random_bits(gen_cached(c));
+}
+
+uint64_t cs_gen_stream(const cs_case_t *c)
+{
+	return gen_ok(c, 0) ? gen_cached(c)->base : 0;
+}

@@ -196,16 +196,13 @@ static bool saturation_defined(cs_dtype_t d)
 static void golden_int(cs_dtype_t d, cs_op_t op, int P, const uint64_t *x,
 		       const uint64_t *alpha, cs_golden_t *g)
 {
-	cs_op_t step = cs_step_op(op);
 	uint64_t acc = 0;
 	int i;
 
-	for (i = 0; i < P; i++) {
-		uint64_t v = op == CS_OP_PREMULSUM ? cs_op_premul(d, x[i], alpha[i]) : x[i];
-		acc = i ? cs_step(d, step, acc, v) : v;
-	}
-	if (op == CS_OP_AVG)
-		acc = cs_op_postdiv(d, acc, P);
+	for (i = 0; i < P; i++)
+		acc = cs_int_fold(d, op, i, acc, x[i],
+				  op == CS_OP_PREMULSUM ? alpha[i] : 0);
+	acc = cs_int_fold_end(d, op, acc, P);
 	g->s_hi = (double)cs_int_value(d, acc);
 	set_exact_bits(g, acc, 0);
 }

@@ -173,36 +173,43 @@ static const struct cs_builtin {
 	const char *needs;
 	const char *runs;
 	const char *model;
+	int dcheck; /* enum cs_backend_dcheck (registry.h) */
 } builtins[] = {
 	{ "ref", cs_backend_ref, "MPI",
 	  "this project's MPI reference (`ref/mpi/`): every collective built "
 	  "from MPI point-to-point and the golden arithmetic; no MPI reduction "
-	  "is used", "one rank per process" },
+	  "is used", "one rank per process",
+	  CS_BACKEND_DCHECK_NO },
 	{ "mpi", cs_backend_mpi, "MPI",
 	  "the MPI library's own `MPI_Allreduce`, `MPI_Allgather`, "
 	  "`MPI_Reduce_scatter_block`, `MPI_Alltoall`, `MPI_Alltoallv`, "
 	  "`MPI_Bcast`, `MPI_Reduce`, `MPI_Gather`, `MPI_Scatter`, "
-	  "`MPI_Sendrecv`", "one rank per process" },
+	  "`MPI_Sendrecv`", "one rank per process",
+	  CS_BACKEND_DCHECK_NO },
 	{ "gpu", cs_backend_gpu, "CUDA",
 	  "this project's CUDA ring, tree and all-to-all kernels (`gpu/`), on "
 	  "device memory; several virtual ranks share a GPU when there are "
-	  "fewer GPUs than ranks", "all ranks in one process" },
+	  "fewer GPUs than ranks", "all ranks in one process",
+	  CS_BACKEND_DCHECK_DEVICE },
 	{ "gpu-sim", cs_backend_gpusim, NULL,
 	  "the same kernels' schedules executed on the CPU, step by step, with "
 	  "the kernels' arithmetic, on host memory: runs anywhere, no GPU "
-	  "needed", "all ranks in one process" },
+	  "needed", "all ranks in one process", CS_BACKEND_DCHECK_GRID },
 	{ "nccl", cs_backend_nccl, "CUDA and NCCL 2.13 or newer",
 	  "NVIDIA NCCL, one rank and one GPU per process, on device memory",
-	  "one rank per process" },
+	  "one rank per process",
+	  CS_BACKEND_DCHECK_NO },
 	{ "nccl-local", cs_backend_nccl_local, "CUDA and NCCL 2.13 or newer",
 	  "NVIDIA NCCL, every rank in one process, rank i on local GPU i",
-	  "all ranks in one process" },
+	  "all ranks in one process",
+	  CS_BACKEND_DCHECK_NO },
 	{ "gloo", cs_backend_gloo, "Gloo (Debian's libgloo-dev) and a C++ "
 	  "compiler",
 	  "Gloo's collectives (`gloo::allreduce` or a chosen allreduce "
 	  "algorithm, `allgather`, `broadcast`, `reduce`, `gather`, `scatter`, "
 	  "`alltoall(v)`, `ReduceScatterHalvingDoubling`, unbound-buffer "
-	  "send/recv) over TCP on the loopback", "one rank per process" },
+	  "send/recv) over TCP on the loopback", "one rank per process",
+	  CS_BACKEND_DCHECK_NO },
 };
 
 #define NUM_BUILTINS (sizeof builtins / sizeof builtins[0])
@@ -215,6 +222,13 @@ static const struct cs_builtin *builtin_named(const char *name)
 		if (strcmp(builtins[i].name, name) == 0)
 			return &builtins[i];
 	return NULL;
+}
+
+int cs_backend_dcheck(const char *name)
+{
+	const struct cs_builtin *b = builtin_named(name);
+
+	return b ? b->dcheck : CS_BACKEND_DCHECK_NO;
 }
 
 int cs_backend_known(const char *spec)

@@ -63,6 +63,21 @@ int cs_backend_finds_devices(const cs_backend_t *b);
  * of every case (valid until b's next call); else NULL (an error). */
 const char *cs_backend_init_skip(const cs_backend_t *b, int rc);
 
+/*
+ * Where a built-in backend's received values can be checked first by the
+ * check of csref/dcheck.h (check/dcheck.c, docs/harness.md section 2.2),
+ * one field of the table of built-ins; plugins and the rest: NO.
+ */
+enum cs_backend_dcheck {
+	CS_BACKEND_DCHECK_NO = 0,    /* on the host only */
+	CS_BACKEND_DCHECK_GRID = 1,  /* host buffers, by the CPU grid
+					executor: on unless dcheck=0 */
+	CS_BACKEND_DCHECK_DEVICE = 2 /* device buffers, by the CUDA kernel:
+					only with dcheck=1, until a device
+					has run it */
+};
+int cs_backend_dcheck(const char *name);
+
 /* A row of the backend table, for the docs (doctable.h): the built-in
  * backends in their table's order, then plugin:PATH, whether this
  * collspec has them or not. Strings are static; needs is NULL when

@@ -99,6 +99,18 @@ cs_status_t cs_parse_timeout(const char *s, double *out)
 
 /* --backend and --backend-opt: bounded, one line of printable bytes, so
  * that the re-run line carries them whole (result.h). */
+int cs_list_has(const char *list, const char *w, size_t n)
+{
+	while (list && *list) {
+		size_t len = strcspn(list, ",");
+
+		if (len == n && !strncmp(list, w, n))
+			return 1;
+		list += len + (list[len] == ',');
+	}
+	return 0;
+}
+
 cs_status_t cs_check_text(const char *what, const char *s, size_t max)
 {
 	size_t i, len = strlen(s);

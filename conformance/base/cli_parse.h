@@ -30,6 +30,10 @@ cs_status_t cs_parse_seed(const char *s, uint64_t *out);
 /* --timeout: seconds, finite, above 0, at most CS_CLI_MAX_TIMEOUT. */
 cs_status_t cs_parse_timeout(const char *s, double *out);
 
+/* 1 when the word w[0..n) is one of the comma-separated words of list
+ * (NULL: none), as a --backend-opt or --mpi-alg string holds them. */
+int cs_list_has(const char *list, const char *w, size_t n);
+
 /* --backend, --backend-opt: at most max bytes, no control bytes. */
 cs_status_t cs_check_text(const char *what, const char *s, size_t max);
 

@@ -4,6 +4,8 @@
  * device kernel, passed or handed back to the host oracle.
  */
 #include <string.h>
+#include "backends/registry.h"
+#include "base/cli_parse.h"
 #include "check/dcheck.h"
 #include "check/exec.h"
 #include "check/verdict.h"
@@ -12,37 +14,20 @@
 #include "csref/dcheck.h"
 #include "csref/stats.h"
 
-/* 1 when the comma-separated list opts holds the item `item`. */
-static int has_item(const char *opts, const char *item)
-{
-	size_t n = strlen(item);
-	const char *s = opts;
-
-	while (s && *s) {
-		const char *comma = strchr(s, ',');
-		size_t k = comma ? (size_t)(comma - s) : strlen(s);
-		if (k == n && !strncmp(s, item, n))
-			return 1;
-		s = comma ? comma + 1 : NULL;
-	}
-	return 0;
-}
-
 int cs_dcheck_where(const char *name, const char *opts)
 {
-	int where = CS_DCHECK_OFF;
-
-	/* gpu-sim: on unless dcheck=0. gpu: only with dcheck=1, until a
-	 * device has run it (docs/harness.md, section 2.2): a pass there
-	 * skips the host oracle, and the kernel and the choice of device
-	 * buffer it reads have only been compiled */
-	if (name && !strcmp(name, "gpu-sim"))
-		where = has_item(opts, "dcheck=0") ? CS_DCHECK_OFF
-						   : CS_DCHECK_GRID;
-	else if (name && !strcmp(name, "gpu"))
-		where = has_item(opts, "dcheck=1") ? CS_DCHECK_DEV
-						   : CS_DCHECK_OFF;
-	return where;
+	switch (cs_backend_dcheck(name)) {
+	case CS_BACKEND_DCHECK_GRID:
+		return cs_list_has(opts, "dcheck=0", 8) ? CS_DCHECK_OFF
+							: CS_DCHECK_GRID;
+	case CS_BACKEND_DCHECK_DEVICE:
+		/* a pass there skips the host oracle, and the kernel and the
+		 * choice of device buffer it reads have only been compiled */
+		return cs_list_has(opts, "dcheck=1", 8) ? CS_DCHECK_DEV
+							: CS_DCHECK_OFF;
+	default:
+		return CS_DCHECK_OFF;
+	}
 }
 
 /* The range checked where e->dcheck says, into *r: 0, or -1 when it could

@@ -22,7 +22,8 @@ enum cs_dcheck_where {
 };
 
 /*
- * Where backend `name` run with --backend-opt `opts` checks values:
+ * Where backend `name` run with --backend-opt `opts` checks values, from
+ * the table of built-in backends (backends/registry.h, cs_backend_dcheck):
  * gpu-sim CS_DCHECK_GRID unless opts holds the item dcheck=0; gpu
  * CS_DCHECK_DEV only when opts holds dcheck=1 (not yet run on a device);
  * every other backend CS_DCHECK_OFF. (The backend's option parser

@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "base/cli_parse.h"
 #include "base/names.h"
 #include "base/result.h"
 #include "suite/suite.h"
@@ -64,19 +65,6 @@ int cs_expect_case_matches(const cs_expect_entry_t *e, const cs_result_t *r)
 	       (!e->backend[0] || !strcmp(e->backend, r->backend));
 }
 
-/* Is the word w[0..n) one of the comma-separated words of list? */
-static int has_word(const char *list, const char *w, size_t n)
-{
-	while (list && *list) {
-		size_t len = strcspn(list, ",");
-
-		if (len == n && !strncmp(list, w, n))
-			return 1;
-		list += len + (list[len] == ',');
-	}
-	return 0;
-}
-
 /* Is every comma-separated word of want one of the words of have? */
 static int words_in(const char *want, const char *have)
 {
@@ -85,7 +73,7 @@ static int words_in(const char *want, const char *have)
 	while (*w) {
 		size_t len = strcspn(w, ",");
 
-		if (!has_word(have, w, len))
+		if (!cs_list_has(have, w, len))
 			return 0;
 		w += len + (w[len] == ',');
 	}

@@ -14,8 +14,8 @@
  *       every quick-suite case runs several channels and slices; gpu:
  *       the runtime's choice for the size).
  *   dcheck=0|1  whether the harness checks values where the data is
- *       first (check/dcheck.h; default 1); read by the harness, only
- *       validated here.
+ *       first (check/dcheck.h; default 1 on gpu-sim, 0 on gpu until a
+ *       device has run it); read by the harness, only validated here.
  */
 #ifndef CS_BACKEND_GPU_IMPL_H
 #define CS_BACKEND_GPU_IMPL_H

@@ -434,4 +434,23 @@ CS_HD uint64_t cs_op_postdiv(cs_dtype_t d, uint64_t sum, int nranks) {
   return (sum / (uint64_t)nranks) & cs_bits_mask(d);
 }
 
+/* An integer reduction over the ranks in rank order, one rank at a time:
+ * the partial result after rank i's input x (alpha: its PREMULSUM
+ * scalar, else unused), given acc, the partial result after rank i - 1.
+ * Exact: integer sums and products wrap, so any order gives these bits.
+ * The golden (ref/golden.c) and the device check (csref/dcheck.h) both
+ * fold with it; cs_int_fold_end finishes AVG. */
+CS_HD uint64_t cs_int_fold(cs_dtype_t d, cs_op_t op, int i, uint64_t acc,
+                           uint64_t x, uint64_t alpha) {
+  if (op == CS_OP_PREMULSUM)
+    x = cs_op_premul(d, x, alpha);
+  return i ? cs_step(d, cs_step_op(op), acc, x) : x;
+}
+
+/* The integer reduction's result from the fold over P ranks. */
+CS_HD uint64_t cs_int_fold_end(cs_dtype_t d, cs_op_t op, uint64_t acc,
+                               int P) {
+  return op == CS_OP_AVG ? cs_op_postdiv(d, acc, P) : acc;
+}
+
 #endif /* CSREF_ARITH_H */

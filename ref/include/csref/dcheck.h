@@ -120,8 +120,8 @@ CS_HD void cs_dcheck_res_merge(cs_dcheck_res_t *r, const cs_dcheck_res_t *s)
 CS_HD uint64_t cs_dcheck_expect(const cs_dcheck_desc_t *d, uint64_t j)
 {
 	cs_dtype_t dt = (cs_dtype_t)d->dtype;
-	cs_op_t op = (cs_op_t)d->op, step = cs_step_op(op);
-	uint64_t acc = 0, v, i = d->off + j;
+	cs_op_t op = (cs_op_t)d->op;
+	uint64_t acc = 0, i = d->off + j;
 	int q;
 
 	switch (d->map) {
@@ -137,18 +137,14 @@ CS_HD uint64_t cs_dcheck_expect(const cs_dcheck_desc_t *d, uint64_t j)
 	default:
 		break;
 	}
-	/* CS_DCK_REDUCE: arith.h's steps in rank order (golden.c's
-	 * golden_int, on the same bits) */
-	for (q = 0; q < d->P; q++) {
-		v = cs_genbits_at(d->base, q, i, d->mask);
-		if (op == CS_OP_PREMULSUM)
-			v = cs_op_premul(dt, v, cs_genbits_scalar(d->base, q,
-								  d->mask));
-		acc = q ? cs_step(dt, step, acc, v) : v;
-	}
-	if (op == CS_OP_AVG)
-		acc = cs_op_postdiv(dt, acc, d->P);
-	return acc;
+	/* CS_DCK_REDUCE: the golden's integer fold (arith.h) in rank order */
+	for (q = 0; q < d->P; q++)
+		acc = cs_int_fold(dt, op, q, acc,
+				  cs_genbits_at(d->base, q, i, d->mask),
+				  op == CS_OP_PREMULSUM
+					  ? cs_genbits_scalar(d->base, q, d->mask)
+					  : 0);
+	return cs_int_fold_end(dt, op, acc, d->P);
 }
 
 /* The elements of range [lo, lo+n) that block b of B owns: [*a, *z). */

@@ -29,6 +29,14 @@ uint64_t cs_gen_input(const cs_case_t *c, int rank, size_t index);
  * every case; only meaningful when c->op == CS_OP_PREMULSUM. */
 uint64_t cs_gen_scalar(const cs_case_t *c, int rank);
 
+/* Whether every input of case c is plain random bits of its dtype drawn
+ * by csref/genbits.h (random mode with an integer dtype, or with no op),
+ * and the stream those functions draw them from (their `base`): what the
+ * device check (csref/dcheck.h) needs to recompute them. 0 for a case
+ * cs_gen_input gives 0 for. */
+int cs_gen_bits_only(const cs_case_t *c);
+uint64_t cs_gen_stream(const cs_case_t *c);
+
 /* Inputs of every rank at one index: x[q] = cs_gen_input(c, q, index) and,
  * when alpha is not NULL, alpha[q] = cs_gen_scalar(c, q), for q < P. The
  * oracle's fast path for reducing collectives. */
