@@ -291,7 +291,7 @@ def main():
               "CUOBJDUMP and NVDISASM)" % (which, which))
         return SKIP
     dirs = [os.path.dirname(disasm)]
-    # disassemble only the kernels checked (all 232: a minute and more)
+    # disassemble only the kernels checked (all 148: a minute and more)
     every = kernel_names(tool, a.lib, dirs)
     allnames = demangle(every)
     wanted = [n for n in every
