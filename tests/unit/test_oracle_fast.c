@@ -28,16 +28,8 @@
 #include "csref/stats.h"
 
 /* The test's own random numbers (splitmix64), seeded once. */
-static uint64_t rng_state = 0x0123456789abcdefull;
-
-static uint64_t rnd(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
+#define CS_TEST_RNG_SEED 0x0123456789abcdefull
+#include "test_rng.h"
 
 static size_t below(size_t n)
 {
