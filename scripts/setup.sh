@@ -183,11 +183,12 @@ cs_configure_and_build() {
 		cs_note "no GPU here (nvidia-smi -L): $b/ without the CUDA" \
 			"parts (CS_CUDA=ON builds them, as CI does)"
 	fi
-	local launcher=()
+	local launcher=() via=
 	if [ "$cuda" != OFF ] && command -v ccache >/dev/null; then
 		launcher=(-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+		via=", nvcc through ccache ($(ccache -k cache_dir 2>/dev/null))"
 	fi
-	cs_note "configuring $b/ ($type, CS_CUDA=$cuda, CS_MPI=${CS_MPI:-openmpi}${launcher[*]:+, nvcc through ccache})"
+	cs_note "configuring $b/ ($type, CS_CUDA=$cuda, CS_MPI=${CS_MPI:-openmpi}$via)"
 	cmake -S . -B "$b" -DCMAKE_BUILD_TYPE="$type" -DCS_CUDA="$cuda" \
 		"${cs_mpi_args[@]}" "${launcher[@]}" ||
 		cs_die "configuring failed (cmake -S . -B $b" \

@@ -10,7 +10,8 @@
 # file of the Debian packages of Open MPI, MPICH (and their transports),
 # CMocka, Check and apt is covered by /dev/null, so that it reads empty and
 # runs nothing, and the network has no interface up; the script then runs
-# with an environment of PATH, HOME and OUT alone. Where namespaces are
+# with an environment of PATH, HOME, OUT, the locale and ccache's settings
+# alone. Where namespaces are
 # refused, the fallback says so and hides less: the stripped environment,
 # CS_DC_MPI=OFF, CMake told to find neither MPI nor pkg-config, and the
 # proxies pointed at a closed port.
@@ -63,22 +64,65 @@ rh_hide() {
 	echo "rehearse.sh: $n files of ${#have[@]} packages hidden"
 }
 
-# device-check.sh in a stripped environment; its exit status.
+# ccache's counters of results served (hits) and compiled (misses), as
+# "HITS MISSES"; nothing without ccache.
+rh_ccache_counts() {
+	command -v ccache >/dev/null || return 0
+	ccache --print-stats 2>/dev/null | awk '
+		$1 == "direct_cache_hit" || $1 == "preprocessed_cache_hit" { h += $2 }
+		$1 == "cache_miss" { m += $2 }
+		END { print h + 0, m + 0 }'
+}
+
+# device-check.sh in a stripped environment; its exit status. What ccache
+# looks at goes through as the outer environment has it: the locale
+# (LANG, LC_ALL, LC_CTYPE and LC_MESSAGES are part of ccache's key, so
+# one of them changed makes every compilation a miss: CI's rehearsal at
+# e2290ed compiled everything again, 475 s, most likely because this
+# script set LANG=C.UTF-8 where build/ had had another locale),
+# ccache's own settings (CCACHE_*, XDG_CACHE_HOME) and its cache folder:
+# the cache is then the one build/ filled (scripts/setup.sh). How many
+# nvcc compilations it served is said, so that CI's log shows it.
 rh_device_check() {
 	local path=/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin
-	local args="${CS_DC_CMAKE_ARGS:-}"
+	local args="${CS_DC_CMAKE_ARGS:-}" cc=() before= after rc v dir=
+
+	while IFS= read -r v; do
+		cc+=("$v")
+	done < <(env | grep -E '^(LANG|LC_ALL|LC_CTYPE|LC_MESSAGES)=')
+	if command -v ccache >/dev/null; then
+		while IFS= read -r v; do
+			cc+=("$v")
+		done < <(env | grep -E '^(CCACHE_[A-Z_]+|XDG_CACHE_HOME)=')
+		dir=$(ccache -k cache_dir 2>/dev/null) || dir=
+		if [ -n "$dir" ]; then
+			cc+=("CCACHE_DIR=$dir")
+			before=$(CCACHE_DIR="$dir" rh_ccache_counts)
+		fi
+		echo "rehearse.sh: ccache's folder: ${dir:-(ccache said none)}"
+	fi
 
 	# under CI, warnings are errors here too (CS_WERROR, as in build/):
 	# the kernels' nvcc command is then build/'s, which ccache serves
 	[ -n "${CI:-}" ] && args="${args:+$args }-DCS_WERROR=ON"
-	env -i HOME="$HOME" PATH="$path" OUT="$rh_work/out" LANG=C.UTF-8 \
+	env -i HOME="$HOME" PATH="$path" OUT="$rh_work/out" \
 		CS_DC_BUILD_DIR="$rh_work/build" ${CS_DC_MPI:+CS_DC_MPI=OFF} \
 		${args:+CS_DC_CMAKE_ARGS="$args"} \
 		${http_proxy:+http_proxy=$http_proxy} \
-		${https_proxy:+https_proxy=$https_proxy} \
+		${https_proxy:+https_proxy=$https_proxy} "${cc[@]}" \
 		bash "$rh_root/scripts/device-check.sh" --no-setup \
 		--budget "${CS_REHEARSE_BUDGET:-7200}" \
 		--limits-x "${CS_REHEARSE_LIMITS_X:-40}"
+	rc=$?
+	if [ -n "$before" ]; then
+		after=$(CCACHE_DIR="$dir" rh_ccache_counts)
+		read -r -a before <<<"$before"
+		read -r -a after <<<"$after"
+		echo "rehearse.sh: ccache: $((after[0] - before[0])) nvcc" \
+			"compilations served from the cache, $((after[1] - before[1]))" \
+			"compiled"
+	fi
+	return "$rc"
 }
 
 # The summary: build PASS, every GPU stage SKIP with its reason.

@@ -4,8 +4,9 @@
  * checker itself.
  *
  * 1. Proofs: every (collective, algorithm) pair csg_algo_supports, for
- *    P = 1..64, in and out of place, counts {0, 1, P-1, P, P+1, 2P+3, the
- *    smallest prime > 3P}, (nchan, nslices) in {(1,1), (2,3), (3,2)},
+ *    P = 1..64 (1..CS_SYMCHECK_MAX_P where set: max_ranks), in and out
+ *    of place, counts {0, 1, P-1, P, P+1, 2P+3, the smallest prime >
+ *    3P}, (nchan, nslices) in {(1,1), (2,3), (3,2)},
  *    roots {0, P/2, P-1} for rooted collectives, and every collspec
  *    alltoallv matrix pattern (cs_a2av_matrix, the layout of
  *    cs_a2av_layout, gap 0 or 3 as the suite alternates). The full
@@ -208,16 +209,38 @@ static void prove_thin(struct gcase *g, int ci, size_t *nplans)
 	prove(g, nplans);
 }
 
+/* The largest P proved: CSG_MAX_RANKS, or CS_SYMCHECK_MAX_P (9 to
+ * CSG_MAX_RANKS) where set. The asan test preset sets 16: under the
+ * sanitizers every code path of the proofs (the full product up to 8,
+ * each value of the thinned axes from 9) is still taken, in about 4 s
+ * where P = 1..64 took 292 s (the plans grow with P), and the whole
+ * range is proved in the Release build's `slow` stage. A value out of
+ * range fails the test rather than proving less than it says. */
+static int max_ranks(void)
+{
+	const char *s = getenv("CS_SYMCHECK_MAX_P");
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return CSG_MAX_RANKS;
+	v = strtol(s, &end, 10);
+	if (*end || v < 9 || v > CSG_MAX_RANKS)
+		fail_msg("CS_SYMCHECK_MAX_P='%s': want a whole number from 9 "
+			 "to %d", s, CSG_MAX_RANKS);
+	return (int)v;
+}
+
 static void prove_pair(cs_coll_t coll, csg_algo_t algo, size_t *nplans)
 {
 	size_t counts[NCOUNTS];
 	struct gcase g;
-	int ci;
+	int ci, maxp = max_ranks();
 
 	memset(&g, 0, sizeof g);
 	g.coll = coll;
 	g.algo = algo;
-	for (g.P = 1; g.P <= CSG_MAX_RANKS; g.P++) {
+	for (g.P = 1; g.P <= maxp; g.P++) {
 		counts_of(g.P, counts);
 		for (g.inplace = 0; g.inplace < 2; g.inplace++)
 			for (ci = 0; ci < NCOUNTS; ci++) {
@@ -243,8 +266,8 @@ static void test_prove_algo(void **state)
 			npairs++;
 		}
 	assert_true(npairs > 0);
-	print_message("algo %d: %d collectives, %zu plans proved\n", (int)algo,
-		      npairs, nplans);
+	print_message("algo %d: %d collectives, %zu plans proved, P = 1..%d\n",
+		      (int)algo, npairs, nplans, max_ranks());
 }
 
 /* AUTO resolves, small and large, to an algorithm that runs the
