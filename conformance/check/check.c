@@ -308,10 +308,7 @@ static void check_result(const cs_exec_t *e, int of, const unsigned char *got,
 	size_t es = cs_dtype_size(e->c.dtype), i;
 	cs_cmp_summary_t s;
 	cs_status_t st;
-	/* statistics over random-mode inputs (their model), once per set of
-	 * inputs: not again for a same-input call whose bits changed */
-	int stats = e->c.mode == CS_MODE_RANDOM &&
-		    (e->call == 0 || cs_exec_call_fresh(e->call));
+	int stats = cs_exec_stats_call(e);
 
 	/* where the data is first: a range found right there is done */
 	if (cs_exec_dcheck_pass(e, of, got, lo, end, l))

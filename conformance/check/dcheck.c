@@ -54,8 +54,6 @@ static int run_check(const cs_exec_t *e, int of, const cs_dcheck_desc_t *d,
 int cs_exec_dcheck_pass(const cs_exec_t *e, int of, const unsigned char *got,
 			size_t lo, size_t end, cs_local_t *l)
 {
-	int stats = e->c.mode == CS_MODE_RANDOM &&
-		    (e->call == 0 || cs_exec_call_fresh(e->call));
 	cs_dcheck_desc_t d;
 	cs_dcheck_res_t r;
 
@@ -70,7 +68,7 @@ int cs_exec_dcheck_pass(const cs_exec_t *e, int of, const unsigned char *got,
 	/* the covered cases (integers, or no op) have no statistical model:
 	 * cs_stats_add only notes the case and counts the elements, and
 	 * reads neither goldens nor data */
-	if (stats)
+	if (cs_exec_stats_call(e))
 		cs_stats_add(&l->stats, e->c.dtype, e->c.op, e->c.nranks, NULL,
 			     NULL, end - lo);
 	return 1;

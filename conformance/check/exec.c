@@ -311,6 +311,12 @@ int cs_exec_call_fresh(int k)
 	return k % 2 == 1;
 }
 
+int cs_exec_stats_call(const cs_exec_t *e)
+{
+	return e->c.mode == CS_MODE_RANDOM &&
+	       (e->call == 0 || cs_exec_call_fresh(e->call));
+}
+
 /* The seed of call k's inputs. */
 static uint64_t call_seed(const cs_exec_t *e, int k)
 {

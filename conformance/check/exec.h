@@ -115,6 +115,11 @@ void cs_exec_call_case(const cs_exec_t *e, int k, cs_case_t *c);
 /* 1 when call k uses fresh inputs (odd k), 0 when the case's own. */
 int cs_exec_call_fresh(int k);
 
+/* 1 when the current call's results go into the statistics: random-mode
+ * inputs (their model), once per set of inputs (call 0 and the fresh
+ * calls), not again for a same-input call whose bits changed. */
+int cs_exec_stats_call(const cs_exec_t *e);
+
 /* Fill guards, canaries and this rank's input, for the inputs of the call
  * e is set to (cs_exec_set_call). The first fill of a set of inputs
  * generates the bytes and keeps an image of them; a later fill of the same
